@@ -1,0 +1,72 @@
+#pragma once
+// Result bundles: one directory per run of one spec.
+//
+//   bundle.json   schema version, tool version + git revision, argv, host, the
+//                 spec verbatim and expanded, device description, timestamps, status
+//   points.csv    one row per completed sweep point: parameters + summary statistics
+//   trace.csv     every sample: point_id, thread, seq, offset_bytes, latency, sm_id, phase
+//   kernels/      generated sources (and PTX/SASS) of every kernel that ran
+//   findings.json what the analyzers concluded (written after the run)
+//
+// Points are appended as they complete: trace rows first, then the points.csv
+// row that commits them. A killed run leaves a readable bundle of the points
+// whose points.csv row was written; the reader ignores trace rows of points
+// that were never committed.
+#include <nlohmann/json.hpp>
+#include <string>
+#include <vector>
+
+#include "engine/device/device.hpp"
+#include "engine/spec/spec.hpp"
+#include "engine/trace/trace.hpp"
+
+namespace dissect {
+
+inline constexpr int kBundleSchemaVersion = 1;
+
+// The tidy parameters of a point, in a fixed order (points.csv columns).
+std::vector<std::pair<std::string, std::string>> point_params(const Point& point);
+
+class BundleWriter {
+ public:
+  // Creates `dir` (which must not exist or be empty) and writes bundle.json with
+  // status "running".
+  BundleWriter(std::string dir, nlohmann::json header);
+  ~BundleWriter();
+  BundleWriter(const BundleWriter&) = delete;
+  BundleWriter& operator=(const BundleWriter&) = delete;
+
+  void append_point(const Point& point, const PointTrace& trace);
+  void add_kernel(const KernelArtifact& artifact);
+  // status: complete | interrupted | failed. Extra keys are merged into bundle.json.
+  void finish(const std::string& status, const nlohmann::json& extra = {});
+  void write_findings(const nlohmann::json& findings);
+
+  [[nodiscard]] const std::string& dir() const { return dir_; }
+  [[nodiscard]] std::size_t points_written() const { return points_written_; }
+
+ private:
+  void write_header();
+  std::string dir_;
+  nlohmann::json header_;
+  int trace_fd_ = -1;
+  int points_fd_ = -1;
+  std::size_t points_written_ = 0;
+  std::vector<std::string> points_columns_;
+};
+
+struct Bundle {
+  std::string dir;
+  nlohmann::json header;  // bundle.json
+  TraceSet traces;        // committed points only
+};
+
+// Loads a bundle for offline analysis. Throws std::runtime_error naming the
+// file when something required is missing or malformed.
+Bundle read_bundle(const std::string& dir);
+
+// Picks a fresh directory name under `parent` for a spec: parent/name, then
+// parent/name-2, ... never an existing one (results are never overwritten).
+std::string fresh_bundle_dir(const std::string& parent, const std::string& name);
+
+}  // namespace dissect

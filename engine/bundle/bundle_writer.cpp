@@ -1,0 +1,144 @@
+#include <fcntl.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstring>
+#include <filesystem>
+#include <stdexcept>
+
+#include "engine/bundle/bundle.hpp"
+#include "engine/core/csv.hpp"
+#include "engine/core/files.hpp"
+
+namespace dissect {
+namespace fs = std::filesystem;
+
+namespace {
+
+const std::vector<std::string> kTraceColumns{"point_id", "thread", "seq", "offset_bytes", "latency", "sm_id", "phase"};
+const std::vector<std::string> kResultColumns{
+    "accesses_per_pass", "discard_passes", "sm_id", "timer_overhead_cycles", "kernel_ms", "sm_clock_khz",
+    "samples", "lat_min", "lat_p5", "lat_median", "lat_mean", "lat_p95", "lat_max", "axes"};
+
+int open_append(const std::string& path) {
+  const int fd = ::open(path.c_str(), O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0644);
+  if (fd < 0) throw std::runtime_error(path + ": cannot open for writing: " + std::strerror(errno));
+  return fd;
+}
+
+std::string safe_name(const std::string& name) {
+  std::string out;
+  for (char c : name) out += (std::isalnum(static_cast<unsigned char>(c)) || c == '-' || c == '_' || c == '.') ? c : '_';
+  return out.empty() ? "kernel" : out;
+}
+
+}  // namespace
+
+std::string fresh_bundle_dir(const std::string& parent, const std::string& name) {
+  const std::string base = (fs::path(parent) / safe_name(name)).string();
+  if (!fs::exists(base)) return base;
+  for (int i = 2;; ++i) {
+    const std::string candidate = base + "-" + std::to_string(i);
+    if (!fs::exists(candidate)) return candidate;
+  }
+}
+
+BundleWriter::BundleWriter(std::string dir, nlohmann::json header) : dir_(std::move(dir)), header_(std::move(header)) {
+  std::error_code ec;
+  if (fs::exists(dir_) && !fs::is_empty(dir_, ec))
+    throw std::runtime_error(dir_ + ": bundle directory exists and is not empty (results are never overwritten)");
+  fs::create_directories(fs::path(dir_) / "kernels", ec);
+  if (ec) throw std::runtime_error(dir_ + ": cannot create bundle directory: " + ec.message());
+  header_["schema_version"] = kBundleSchemaVersion;
+  header_["status"] = "running";
+  header_["points_completed"] = 0;
+  write_header();
+  trace_fd_ = open_append((fs::path(dir_) / "trace.csv").string());
+  points_fd_ = open_append((fs::path(dir_) / "points.csv").string());
+  append_all(trace_fd_, csv_row(kTraceColumns), "trace.csv");
+}
+
+BundleWriter::~BundleWriter() {
+  if (trace_fd_ >= 0) ::close(trace_fd_);
+  if (points_fd_ >= 0) ::close(points_fd_);
+}
+
+void BundleWriter::write_header() {
+  write_file_atomic((fs::path(dir_) / "bundle.json").string(), header_.dump(2) + "\n");
+}
+
+void BundleWriter::append_point(const Point& point, const PointTrace& trace) {
+  // 1. the samples
+  std::string rows;
+  rows.reserve(trace.samples.size() * 40);
+  const std::string pid = std::to_string(point.id);
+  for (const auto& s : trace.samples) {
+    rows += pid;
+    rows += ',';
+    rows += std::to_string(s.thread);
+    rows += ',';
+    rows += std::to_string(s.seq);
+    rows += ',';
+    rows += std::to_string(s.offset_bytes);
+    rows += ',';
+    rows += format_number(s.latency);
+    rows += ',';
+    rows += std::to_string(s.sm_id);
+    rows += ',';
+    rows += std::to_string(s.phase);
+    rows += '\n';
+  }
+  append_all(trace_fd_, rows, dir_ + "/trace.csv");
+
+  // 2. the row that commits them
+  const auto params = point_params(point);
+  if (points_columns_.empty()) {
+    points_columns_ = {"point_id", "status"};
+    for (const auto& [k, v] : params) points_columns_.push_back(k);
+    points_columns_.insert(points_columns_.end(), kResultColumns.begin(), kResultColumns.end());
+    append_all(points_fd_, csv_row(points_columns_), dir_ + "/points.csv");
+  }
+  std::vector<double> lat;
+  for (const Sample* s : trace.measured_samples()) lat.push_back(s->latency);
+  const LatencySummary sum = summarize(std::move(lat));
+  std::string axes;
+  for (const auto& [f, v] : point.axis_values) axes += (axes.empty() ? "" : "; ") + f + "=" + v;
+  std::vector<std::string> row{pid, trace.status};
+  for (const auto& [k, v] : params) row.push_back(v);
+  for (const std::string& v :
+       {std::to_string(trace.accesses_per_pass), std::to_string(trace.discard_passes), std::to_string(trace.sm_id),
+        format_number(trace.timer_overhead_cycles), format_number(trace.kernel_ms), format_number(trace.sm_clock_khz),
+        std::to_string(sum.count), format_number(sum.min), format_number(sum.p5), format_number(sum.median),
+        format_number(sum.mean), format_number(sum.p95), format_number(sum.max), axes})
+    row.push_back(v);
+  append_all(points_fd_, csv_row(row), dir_ + "/points.csv");
+  ++points_written_;
+}
+
+void BundleWriter::add_kernel(const KernelArtifact& a) {
+  const fs::path k = fs::path(dir_) / "kernels";
+  const std::string stem = safe_name(a.name);
+  if (fs::exists(k / (stem + ".cu"))) return;  // same kernel, already kept
+  write_file_atomic((k / (stem + ".cu")).string(), a.source);
+  if (!a.ptx.empty()) write_file_atomic((k / (stem + ".ptx")).string(), a.ptx);
+  if (!a.sass.empty()) write_file_atomic((k / (stem + ".sass")).string(), a.sass);
+  if (!a.log.empty()) write_file_atomic((k / (stem + ".log")).string(), a.log);
+  if (!a.meta.is_null()) write_file_atomic((k / (stem + ".json")).string(), a.meta.dump(2) + "\n");
+}
+
+void BundleWriter::finish(const std::string& status, const nlohmann::json& extra) {
+  header_["status"] = status;
+  header_["points_completed"] = points_written_;
+  header_["finished"] = utc_timestamp();
+  if (extra.is_object())
+    for (auto it = extra.begin(); it != extra.end(); ++it) header_[it.key()] = it.value();
+  ::fsync(trace_fd_);
+  ::fsync(points_fd_);
+  write_header();
+}
+
+void BundleWriter::write_findings(const nlohmann::json& findings) {
+  write_file_atomic((fs::path(dir_) / "findings.json").string(), findings.dump(2) + "\n");
+}
+
+}  // namespace dissect

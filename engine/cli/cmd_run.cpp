@@ -1,0 +1,180 @@
+#include <unistd.h>
+
+#include <boost/program_options.hpp>
+#include <csignal>
+#include <iostream>
+
+#include "engine/bundle/bundle.hpp"
+#include "engine/cli/cli.hpp"
+#include "engine/device/device.hpp"
+#include "engine/run/runner.hpp"
+#include "engine/spec/units.hpp"
+
+namespace dissect::cli {
+namespace po = boost::program_options;
+
+namespace {
+
+std::atomic<bool> g_stop{false};
+
+extern "C" void on_interrupt(int) {
+  // First Ctrl-C: finish the point in hand and close the bundle. A second one
+  // kills the process the usual way.
+  g_stop.store(true);
+  std::signal(SIGINT, SIG_DFL);
+  std::signal(SIGTERM, SIG_DFL);
+}
+
+void print_point(const Point& p) {
+  const Experiment& e = p.experiment;
+  std::cout << "  #" << p.id;
+  for (const auto& [f, v] : p.axis_values) std::cout << " " << f << "=" << v;
+  std::cout << "  [" << to_string(e.kernel) << " path=" << to_string(e.path) << " " << to_string(e.element)
+            << " N=" << format_bytes(e.array.size_bytes) << " s=" << format_bytes(e.array.stride_bytes)
+            << " pattern=" << to_string(e.array.pattern) << " iterations=" << e.iterations << " warmup=" << e.warmup
+            << " timing=" << to_string(e.timing.mode) << "/" << to_string(e.timing.clock)
+            << " threads=" << e.layout.threads << "x" << e.layout.blocks << " carveout=" << e.carveout << "]\n";
+}
+
+}  // namespace
+
+int cmd_run(const Args& args, const std::vector<std::string>& full_argv) {
+  po::options_description opts(
+      "Usage: dissect run SPEC... [options]\n\n"
+      "Runs each spec into a result bundle (one directory per spec under --out), then runs\n"
+      "the analyzers the spec names and checks its expectations. All specs are validated\n"
+      "before anything runs. Ctrl-C stops after the point in hand; the bundle keeps every\n"
+      "completed point.\n\nOptions");
+  std::vector<std::string> specs, sets;
+  std::string device_sel, out_dir;
+  std::uint64_t max_points = 0;
+  opts.add_options()("help,h", "this text")(
+      "device,d", po::value(&device_sel),
+      "device: a CUDA ordinal (0, 1, ...) or sim:<profile> (see 'dissect list devices'); default: GPU 0")(
+      "out,o", po::value(&out_dir)->default_value("runs"),
+      "parent directory of the bundles; each spec gets <out>/<name>, never overwriting (name-2, ...)")(
+      "set", po::value(&sets)->composing(), "override a spec field: key=value, e.g. array.size=16KiB (repeatable)")(
+      "dry-run,n", "print the expanded points (and generated kernel sources where available); run nothing")(
+      "max-points", po::value(&max_points), "sweep point limit (default: the spec's max_points, else 100000)")(
+      "no-analyze", "do not run the spec's analyzers after the run")(
+      "quiet,q", "no progress on stderr");
+  po::options_description hidden;
+  hidden.add_options()("spec", po::value(&specs)->composing());
+  po::positional_options_description pos;
+  pos.add("spec", -1);
+  po::options_description all;
+  all.add(opts).add(hidden);
+  po::variables_map vm;
+  try {
+    po::store(po::command_line_parser(args).options(all).positional(pos).run(), vm);
+    po::notify(vm);
+  } catch (const po::error& e) {
+    std::cerr << "dissect run: " << e.what() << "\n" << opts << "\n";
+    return kExitInvalid;
+  }
+  if (vm.count("help")) {
+    std::cout << opts << "\n";
+    return kExitOk;
+  }
+  if (specs.empty()) {
+    std::cerr << "dissect run: name at least one spec file\n" << opts << "\n";
+    return kExitInvalid;
+  }
+  LoadOptions load;
+  load.max_points = max_points;
+  try {
+    for (const auto& s : sets) {
+      auto [k, v] = split_assignment(s, "--set");
+      load.overrides.push_back({k, v});
+    }
+  } catch (const std::invalid_argument& e) {
+    std::cerr << "dissect run: " << e.what() << "\n";
+    return kExitInvalid;
+  }
+
+  // Validate everything first: a typo in the third spec must not cost the first two's GPU time.
+  std::vector<Spec> loaded;
+  bool invalid = false;
+  for (const auto& path : expand_spec_arguments(specs)) {
+    try {
+      Spec spec = load_spec(path, load);
+      Diagnostics d;
+      check_analyzer_names(spec.base, d);
+      if (!d.empty()) throw SpecError(d);
+      if (spec.base.abstract) {
+        std::cerr << path << ": abstract base spec (abstract: true): it is included by other specs, not run\n";
+        invalid = true;
+      }
+      loaded.push_back(std::move(spec));
+    } catch (const SpecError& e) {
+      std::cerr << e.diagnostics().str();
+      invalid = true;
+    }
+  }
+  if (invalid) return kExitInvalid;
+
+  if (vm.count("dry-run")) {
+    for (const auto& spec : loaded) {
+      std::cout << spec.path << ": " << spec.point_count() << " point(s)\n";
+      if (spec.adaptive()) {
+        std::cout << "  (adaptive search: points are chosen while running)\n";
+        continue;
+      }
+      const auto points = spec.expand();
+      for (const auto& p : points) print_point(p);
+    }
+    return kExitOk;
+  }
+
+  std::unique_ptr<Device> device;
+  try {
+    device = open_device(device_sel.empty() ? "0" : device_sel);
+  } catch (const RunError& e) {
+    std::cerr << "dissect run: " << e.what() << "\n";
+    return kExitFailure;
+  }
+
+  std::signal(SIGINT, on_interrupt);
+  std::signal(SIGTERM, on_interrupt);
+  RunOptions ro;
+  ro.out_parent = out_dir;
+  ro.argv = full_argv;
+  ro.analyze = vm.count("no-analyze") == 0;
+  ro.progress = vm.count("quiet") == 0 && ::isatty(2) != 0;
+
+  int status = kExitOk;
+  for (const auto& spec : loaded) {
+    if (g_stop.load()) break;
+    RunOutcome r;
+    try {
+      r = run_spec(spec, *device, ro, g_stop);
+    } catch (const RunError& e) {
+      std::cerr << "dissect run: " << e.what() << "\n";
+      status = kExitFailure;
+      continue;
+    }
+    std::cout << spec.path << ": " << r.status << ", " << r.points_done << "/" << r.points_total << " points -> "
+              << r.bundle_dir << "\n";
+    char timing[200];
+    std::snprintf(timing, sizeof timing, "  wall %.1f ms, kernels %.1f ms, compile %.1f ms, %zu launches\n", r.wall_ms,
+                  r.timings.kernel_ms, r.timings.compile_ms, r.timings.launches);
+    std::cout << timing;
+    if (r.status == "failed") {
+      std::cerr << "dissect run: " << spec.path << ": " << r.error << "\n";
+      status = kExitFailure;
+    }
+    if (!r.findings.empty()) print_findings(r.findings, false);
+    for (const auto& x : r.expectations) {
+      std::cout << "  expect " << x.message << "\n";
+      if (x.outcome != ExpectationResult::Outcome::pass) status = std::max(status, kExitFailure);
+    }
+    if (r.status == "interrupted") {
+      std::cerr << "dissect run: interrupted; " << r.points_done << " completed points are in " << r.bundle_dir
+                << "\n";
+      return kExitInterrupted;
+    }
+  }
+  return status;
+}
+
+}  // namespace dissect::cli

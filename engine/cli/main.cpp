@@ -1,0 +1,70 @@
+// dissect: discover the memory hierarchy of NVIDIA GPUs from declarative specs.
+#include <cstdio>
+#include <cstring>
+#include <exception>
+#include <iostream>
+#include <string>
+#include <vector>
+
+#include "engine/cli/cli.hpp"
+
+namespace {
+
+const char* kUsage = R"(dissect - discover the memory hierarchy of NVIDIA GPUs from declarative experiment specs
+
+Usage: dissect <command> [options] [arguments]
+
+Commands:
+  validate SPEC|DIR...   check specs (every sweep point is decoded); print how many
+                         points each expands to. Writes nothing.
+  run SPEC...            run specs on a GPU (--device 0) or a simulated GPU
+                         (--device sim:<profile>) into result bundles, then analyse them
+  analyze BUNDLE         run analyzers on a result bundle
+  analyze --trace CSV    ... or on a trace CSV from another tool
+  list specs|analyzers|devices
+                         what is available
+
+Options:
+  -h, --help             this text; 'dissect <command> --help' for a command
+  --version              version and git revision
+
+Exit status:
+  0    success
+  1    a run failed, or a spec's expectation did not hold
+  2    invalid spec, trace, bundle or command line (file:line:col: message)
+  130  interrupted (Ctrl-C); completed points stay in the bundle
+
+Specs are YAML files; docs/spec-reference.md describes the language.
+)";
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  using namespace dissect::cli;
+  std::vector<std::string> full(argv, argv + argc);
+  if (argc < 2) {
+    std::fputs(kUsage, stderr);
+    return kExitInvalid;
+  }
+  const std::string verb = argv[1];
+  const Args args(argv + 2, argv + argc);
+  try {
+    if (verb == "-h" || verb == "--help" || verb == "help") {
+      std::fputs(kUsage, stdout);
+      return kExitOk;
+    }
+    if (verb == "--version" || verb == "-V") {
+      std::cout << version_line() << "\n";
+      return kExitOk;
+    }
+    if (verb == "validate") return cmd_validate(args);
+    if (verb == "run") return cmd_run(args, full);
+    if (verb == "list") return cmd_list(args);
+    if (verb == "analyze" || verb == "analyse") return cmd_analyze(args);
+    std::cerr << "dissect: unknown command '" << verb << "'\n\n" << kUsage;
+    return kExitInvalid;
+  } catch (const std::exception& e) {
+    std::cerr << "dissect " << verb << ": " << e.what() << "\n";
+    return kExitFailure;
+  }
+}

@@ -1,0 +1,20 @@
+#pragma once
+// Small file-system helpers shared by bundles and the compile cache.
+#include <string>
+
+namespace dissect {
+
+// Reads a whole file; throws std::runtime_error naming the file on failure.
+std::string read_text_file(const std::string& path);
+// Writes `content` to a temporary file in the same directory, then renames it
+// over `path`: readers see the old or the new file, never half of one, and
+// concurrent writers of the same content cannot corrupt it.
+void write_file_atomic(const std::string& path, const std::string& content);
+// Appends `content` with one write() loop to an O_APPEND file descriptor.
+void append_all(int fd, const std::string& content, const std::string& what);
+// ISO-8601 UTC timestamp, e.g. 2026-11-22T10:11:12Z.
+std::string utc_timestamp();
+std::string compact_timestamp();  // 20261122-101112
+std::string host_name();
+
+}  // namespace dissect

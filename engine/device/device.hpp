@@ -1,0 +1,88 @@
+#pragma once
+// A device runs the points of one spec and hands back one PointTrace per point.
+// Two kinds exist: `cuda` (a real GPU through the driver API) and `sim` (a
+// simulated GPU built from a device profile). The runner does not know which.
+#include <atomic>
+#include <functional>
+#include <memory>
+#include <nlohmann/json.hpp>
+#include <span>
+#include <string>
+#include <vector>
+
+#include "engine/spec/spec.hpp"
+#include "engine/trace/trace.hpp"
+
+namespace dissect {
+
+// Proof of what ran: generated source and compiled code of a kernel.
+struct KernelArtifact {
+  std::string name;       // file stem, unique within a bundle
+  std::string source;     // generated CUDA C++
+  std::string ptx;        // may be empty
+  std::string sass;       // may be empty
+  std::string log;        // compiler log
+  nlohmann::json meta;    // template, parameters, arch, cache key, compile time
+};
+
+// Where a device reports results while it runs. Called from the thread that
+// called Device::run, in any point order.
+class RunSink {
+ public:
+  virtual ~RunSink() = default;
+  virtual void point_done(const Point& point, PointTrace trace) = 0;
+  virtual void kernel_built(const KernelArtifact& artifact) = 0;
+  // Progress for humans: `done` of `total` points.
+  virtual void progress(std::size_t done, std::size_t total) { (void)done, (void)total; }
+};
+
+struct RunRequest {
+  const Spec* spec = nullptr;
+  std::span<const Point> points;
+  const std::atomic<bool>* stop = nullptr;  // set on Ctrl-C: finish the point in hand, then return
+};
+
+// Wall-clock accounting of one Device::run, reported by every run.
+struct RunTimings {
+  double kernel_ms = 0;   // time inside kernels (device-measured where possible)
+  double compile_ms = 0;  // NVRTC or cache lookups
+  std::size_t launches = 0;
+};
+
+class Device {
+ public:
+  virtual ~Device() = default;
+  // Name, kind, properties read at run time (bundle.json "device").
+  [[nodiscard]] virtual nlohmann::json describe() const = 0;
+  [[nodiscard]] virtual std::string selector() const = 0;  // "0", "sim:fermi-gtx560ti"
+  // Runs the points; reports each finished point to the sink. Throws RunError
+  // naming the spec, the point and the failing call. Points already reported
+  // stay reported.
+  virtual RunTimings run(const RunRequest& request, RunSink& sink) = 0;
+  // Kernel sources a dry run would compile (empty for devices without codegen).
+  [[nodiscard]] virtual std::vector<KernelArtifact> preview_kernels(const Spec& spec,
+                                                                    std::span<const Point> points) const {
+    (void)spec, (void)points;
+    return {};
+  }
+};
+
+// One family of devices, selected by the prefix of --device.
+struct DeviceFactory {
+  std::string name;     // "cuda", "sim"
+  std::string help;     // one line for `dissect list devices` and --help
+  // Whether this factory handles a selector ("0", "sim:h100").
+  std::function<bool(const std::string&)> accepts;
+  std::function<std::unique_ptr<Device>(const std::string&)> open;
+  // Lines for `dissect list devices` (each device or profile available here).
+  std::function<std::vector<std::string>()> list;
+  // Optional: checks a device profile file (a YAML file with a
+  // `dissect_profile` key); returns a one-line description or throws SpecError.
+  std::function<std::string(const std::string&)> validate_profile;
+};
+
+const std::vector<DeviceFactory>& device_factories();
+// Opens the device for a selector, or throws RunError with a helpful message.
+std::unique_ptr<Device> open_device(const std::string& selector);
+
+}  // namespace dissect

@@ -1,0 +1,128 @@
+#include "engine/run/runner.hpp"
+
+#include <sys/utsname.h>
+#include <unistd.h>
+
+#include <chrono>
+#include <cstdio>
+
+#include "dissect_git_revision.hpp"
+#include "engine/bundle/bundle.hpp"
+#include "engine/core/files.hpp"
+
+namespace dissect {
+namespace {
+
+class BundleSink final : public RunSink {
+ public:
+  BundleSink(BundleWriter& writer, bool progress, std::string name)
+      : writer_(writer), progress_(progress), name_(std::move(name)), start_(std::chrono::steady_clock::now()) {}
+  void point_done(const Point& point, PointTrace trace) override { writer_.append_point(point, trace); }
+  void kernel_built(const KernelArtifact& artifact) override { writer_.add_kernel(artifact); }
+  void progress(std::size_t done, std::size_t total) override {
+    if (!progress_) return;
+    const double s = std::chrono::duration<double>(std::chrono::steady_clock::now() - start_).count();
+    std::fprintf(stderr, "\r%s: %zu/%zu points, %.1f s", name_.c_str(), done, total, s);
+    if (done == total) std::fprintf(stderr, "\n");
+    std::fflush(stderr);
+  }
+
+ private:
+  BundleWriter& writer_;
+  bool progress_;
+  std::string name_;
+  std::chrono::steady_clock::time_point start_;
+};
+
+nlohmann::json experiment_json(const Experiment& e) {
+  nlohmann::json j;
+  j["name"] = e.name;
+  j["kernel"] = to_string(e.kernel);
+  j["target"] = to_string(e.target);
+  j["path"] = to_string(e.path);
+  j["element"] = to_string(e.element);
+  j["timing"] = {{"mode", to_string(e.timing.mode)}, {"clock", to_string(e.timing.clock)}};
+  j["carveout"] = e.carveout;
+  j["parallel"] = e.parallel;
+  return j;
+}
+
+}  // namespace
+
+nlohmann::json bundle_header(const Spec& spec, const Device& device, const RunOptions& options) {
+  nlohmann::json h;
+  h["tool"] = {{"name", "dissect"}, {"version", DISSECT_VERSION}, {"git_revision", DISSECT_GIT_REVISION}};
+  h["argv"] = options.argv;
+  struct utsname u {};
+  ::uname(&u);
+  h["host"] = {{"name", host_name()}, {"os", std::string(u.sysname) + " " + u.release}, {"machine", u.machine}};
+  h["spec"] = {{"path", spec.path},
+               {"name", spec.base.name},
+               {"description", spec.base.description},
+               {"source", spec.base.source},
+               {"text", spec.text},
+               {"included", spec.included},
+               {"expanded", to_yaml(spec.root)},
+               {"experiment", experiment_json(spec.base)},
+               {"points", spec.point_count()}};
+  h["device"] = device.describe();
+  h["started"] = utc_timestamp();
+  return h;
+}
+
+RunOutcome run_spec(const Spec& spec, Device& device, const RunOptions& options, const std::atomic<bool>& stop) {
+  const auto t0 = std::chrono::steady_clock::now();
+  RunOutcome out;
+  if (spec.base.abstract)
+    throw RunError(spec.path + ": an abstract base spec (abstract: true) is for include:, not for running");
+  if (spec.adaptive())
+    throw RunError(spec.path + ": adaptive search axes are not supported by this build yet");
+  const std::vector<Point> points = spec.expand();
+  out.points_total = points.size();
+
+  BundleWriter writer(fresh_bundle_dir(options.out_parent, spec.base.name), bundle_header(spec, device, options));
+  out.bundle_dir = writer.dir();
+  BundleSink sink(writer, options.progress, spec.base.name);
+
+  RunRequest req;
+  req.spec = &spec;
+  req.points = points;
+  req.stop = &stop;
+  try {
+    out.timings = device.run(req, sink);
+    out.status = stop.load() && writer.points_written() < points.size() ? "interrupted" : "complete";
+  } catch (const std::exception& e) {
+    out.status = "failed";
+    out.error = e.what();
+  }
+  out.points_done = writer.points_written();
+  out.wall_ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
+  nlohmann::json extra;
+  extra["timings"] = {{"wall_ms", out.wall_ms},
+                      {"kernel_ms", out.timings.kernel_ms},
+                      {"compile_ms", out.timings.compile_ms},
+                      {"launches", out.timings.launches},
+                      {"points", out.points_done}};
+  if (!out.error.empty()) extra["error"] = out.error;
+  writer.finish(out.status, extra);
+
+  if (options.analyze && out.points_done > 0 && !spec.base.analyzers.empty()) {
+    const Bundle b = read_bundle(out.bundle_dir);
+    out.findings = run_analyzers(b.traces, requests_from(spec.base.analyzers));
+    out.expectations = check_expectations(spec.base.expectations, out.findings);
+    nlohmann::json fj = nlohmann::json::array();
+    for (const auto& f : out.findings) fj.push_back(f.to_json());
+    nlohmann::json ej = nlohmann::json::array();
+    for (const auto& r : out.expectations)
+      ej.push_back({{"expect", r.expectation.text},
+                    {"outcome", r.outcome == ExpectationResult::Outcome::pass   ? "pass"
+                                : r.outcome == ExpectationResult::Outcome::fail ? "fail"
+                                                                                : "unknown"},
+                    {"actual", r.actual},
+                    {"message", r.message}});
+    writer.write_findings({{"findings", fj}, {"expectations", ej}});
+  }
+  return out;
+}
+
+}  // namespace dissect

@@ -1,0 +1,37 @@
+#pragma once
+// Runs one spec on one device into a fresh bundle, then analyses it.
+#include <atomic>
+#include <string>
+#include <vector>
+
+#include "engine/device/device.hpp"
+#include "engine/run/analysis.hpp"
+#include "engine/spec/spec.hpp"
+
+namespace dissect {
+
+struct RunOptions {
+  std::string out_parent = "runs";     // bundles go to out_parent/<spec name>[-N]
+  std::vector<std::string> argv;       // recorded in bundle.json
+  bool analyze = true;                 // run the spec's analyzers afterwards
+  bool progress = false;               // progress line on stderr
+};
+
+struct RunOutcome {
+  std::string bundle_dir;
+  std::string status;  // complete | interrupted | failed
+  std::string error;   // for failed
+  std::size_t points_total = 0;
+  std::size_t points_done = 0;
+  RunTimings timings;
+  double wall_ms = 0;
+  std::vector<Finding> findings;
+  std::vector<ExpectationResult> expectations;
+};
+
+RunOutcome run_spec(const Spec& spec, Device& device, const RunOptions& options, const std::atomic<bool>& stop);
+
+// bundle.json header for a run (exposed for tests).
+nlohmann::json bundle_header(const Spec& spec, const Device& device, const RunOptions& options);
+
+}  // namespace dissect

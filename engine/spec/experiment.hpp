@@ -1,0 +1,151 @@
+#pragma once
+// The typed form of one experiment: what a spec says after includes, --set
+// overrides and (for a sweep point) the axis values were applied. Every size is
+// resolved to bytes. This is what devices run and what bundles record.
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "engine/core/diagnostics.hpp"
+
+namespace dissect {
+
+// How a load reaches memory. The names are the ones users write in specs.
+enum class LoadPath { ca, cg, cs, cv, lu, ldg, tex, constant, shared };
+enum class ElementType { u32, u64 };
+// Order in which the chase visits the array.
+enum class Pattern {
+  sequential,    // 0, s, 2s, ... wrapping at N
+  random,        // one random cycle through the N/s slots (Sattolo's algorithm)
+  list,          // explicit offsets, in order (array.indices)
+  page_strided,  // one access per page: page j at offset (j * s) mod page
+};
+enum class TimingMode { per_access, chain };
+enum class ClockSource { clock, clock64 };
+// Which kernel template runs the experiment.
+enum class KernelKind {
+  pchase,         // pointer chase (fine-grained or chain)
+  phases,         // several arrays, ordered warm/measure phases (sharing, caches per SM)
+  shared_stride,  // a warp reads shared memory at threadIdx * stride (bank conflicts)
+  throughput,     // many warps, ILP independent loads each (bandwidth)
+  coalescing,     // one warp request, lanes spaced by stride (sectors per request)
+};
+// The structure the experiment is about. It decides whether sweep points may run
+// in parallel on different SMs: only structures private to an SM allow that.
+enum class Target { automatic, l1, texture, readonly, constant, constant_l15, shared, l2, tlb, dram };
+
+const char* to_string(LoadPath v);
+const char* to_string(ElementType v);
+const char* to_string(Pattern v);
+const char* to_string(TimingMode v);
+const char* to_string(ClockSource v);
+const char* to_string(KernelKind v);
+const char* to_string(Target v);
+std::uint64_t element_bytes(ElementType t);
+// Target implied by a load path when the spec says `target: auto`.
+Target default_target(LoadPath p);
+bool is_sm_private(Target t);
+
+// Special carveout values; any other value is the percentage of the unified
+// L1/shared storage given to shared memory (0..100), as the driver attribute
+// CU_FUNC_ATTRIBUTE_PREFERRED_SHARED_MEMORY_CARVEOUT takes it.
+inline constexpr int kCarveoutDriverDefault = -1;
+inline constexpr int kCarveoutMaxL1 = 0;
+inline constexpr int kCarveoutMaxShared = 100;
+
+struct ArraySpec {
+  std::uint64_t size_bytes = 0;    // N
+  std::uint64_t stride_bytes = 0;  // s
+  std::uint64_t offset_bytes = 0;  // where the chase starts
+  std::uint64_t page_bytes = 0;    // for page_strided
+  Pattern pattern = Pattern::sequential;
+  std::vector<std::uint64_t> indices_bytes;  // for Pattern::list: visiting order (byte offsets)
+  std::uint64_t seed = 1;                    // for Pattern::random
+};
+
+struct TimingSpec {
+  TimingMode mode = TimingMode::per_access;
+  ClockSource clock = ClockSource::clock;
+};
+
+struct LayoutSpec {
+  std::uint32_t blocks = 1;
+  std::uint32_t threads = 1;               // per block
+  std::vector<std::uint32_t> chasers{0};   // thread indices (within a block) that chase
+  std::uint64_t thread_offset_bytes = 0;   // chaser i starts at offset + i * thread_offset
+};
+
+// A named array of the phases kernel.
+struct PhaseArray {
+  std::string name;
+  LoadPath path = LoadPath::ca;
+  ArraySpec array;
+};
+
+// One step of the phases kernel: `thread` warms (untimed pass) or measures
+// (timed pass) array `array`; phases are separated by barriers.
+struct Phase {
+  enum class Action { warm, measure };
+  std::uint32_t thread = 0;
+  std::string array;
+  Action action = Action::warm;
+  std::uint32_t passes = 1;
+};
+
+struct AnalyzerRequest {
+  std::string name;
+  std::string params_json = "{}";  // parameters, as a JSON object text
+  Location loc;
+};
+
+// "line_size == 128 B", "sets.details.ways >= 4", "replacement == lru".
+struct Expectation {
+  std::string text;     // as written
+  std::string finding;  // analyzer name, optionally followed by a dotted path into the finding
+  std::string op;       // == != < <= > >=
+  std::string value;    // right-hand side as written
+  Location loc;
+};
+
+struct Experiment {
+  // identity
+  std::string name;
+  std::string description;
+  std::string source;  // the paper / section / figure it reproduces
+  bool abstract = false;  // a base file for `include:`; validated, never run
+
+  // what runs
+  KernelKind kernel = KernelKind::pchase;
+  Target target = Target::automatic;  // resolved: never `automatic` after decode
+  bool parallel = true;               // allow per-SM packing when the target is SM-private
+  LoadPath path = LoadPath::ca;
+  ElementType element = ElementType::u32;
+  ArraySpec array;
+  std::uint64_t iterations = 4096;  // timed accesses per chasing thread (per chain in chain mode)
+  std::uint32_t warmup = 1;         // untimed passes over the array before timing
+  std::uint32_t discard = 0;        // leading timed passes kept in the trace, ignored by analyzers
+  TimingSpec timing;
+  LayoutSpec layout;
+  std::uint32_t ilp = 1;            // independent loads in flight (throughput kernels)
+  int carveout = kCarveoutMaxL1;    // see kCarveout*; `auto` resolves per target
+  bool carveout_explicit = false;   // false when the spec said `auto` (the default)
+  std::uint32_t repeats = 1;        // independent launches of the same point
+  std::uint64_t max_samples = 1ull << 24;  // cap on samples per point (device buffer)
+
+  // phases kernel
+  std::vector<PhaseArray> arrays;
+  std::vector<Phase> phases;
+
+  // analysis
+  std::vector<AnalyzerRequest> analyzers;
+  std::vector<Expectation> expectations;
+
+  [[nodiscard]] std::uint64_t elem_bytes() const { return element_bytes(element); }
+  // Accesses in one pass over the array for this pattern.
+  [[nodiscard]] std::uint64_t accesses_per_pass() const;
+  // Samples the point produces (all chasers, all repeats).
+  [[nodiscard]] std::uint64_t samples_per_point() const;
+};
+
+}  // namespace dissect

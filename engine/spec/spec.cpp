@@ -1,0 +1,289 @@
+#include "engine/spec/spec.hpp"
+
+#include <algorithm>
+#include <filesystem>
+#include <functional>
+#include <fstream>
+#include <map>
+#include <set>
+#include <sstream>
+
+#include "engine/spec/experiment_decoder.hpp"
+#include "engine/spec/units.hpp"
+
+namespace dissect {
+namespace fs = std::filesystem;
+
+namespace {
+
+constexpr std::size_t kMaxReportedErrors = 25;
+
+// Resolves `include:` recursively. Included files are bases: the including
+// file overrides them key by key.
+SpecNode resolve_includes(const SpecNode& node, const std::string& file, std::vector<std::string>& chain,
+                          std::vector<std::string>& included, Diagnostics& d) {
+  if (!node.is_map()) return node;
+  const SpecNode::Entry* inc = node.find_entry("include");
+  if (inc == nullptr) return node;
+  std::vector<const SpecNode*> names;
+  if (inc->value.is_scalar()) names.push_back(&inc->value);
+  else if (inc->value.is_sequence())
+    for (const auto& i : inc->value.items) names.push_back(&i);
+  else {
+    d.error(inc->value.loc, "include: expected a file name or a list of file names");
+    return node;
+  }
+  SpecNode merged = SpecNode::make_map(node.loc);
+  for (const SpecNode* n : names) {
+    if (!n->is_scalar()) {
+      d.error(n->loc, "include: expected a file name");
+      continue;
+    }
+    const fs::path base_dir = fs::path(file).parent_path();
+    const fs::path target = (base_dir / n->scalar).lexically_normal();
+    const std::string target_s = target.string();
+    if (std::find(chain.begin(), chain.end(), target_s) != chain.end()) {
+      d.error(n->loc, "include: '" + n->scalar + "' includes itself (cycle: " + file + " -> " + target_s + ")");
+      continue;
+    }
+    if (!fs::exists(target)) {
+      d.error(n->loc, "include: file '" + n->scalar + "' not found (looked for " + target_s + ")");
+      continue;
+    }
+    SpecNode sub;
+    try {
+      sub = load_yaml_file(target_s);
+    } catch (const SpecError& e) {
+      d.merge(e.diagnostics());
+      continue;
+    }
+    chain.push_back(target_s);
+    sub = resolve_includes(sub, target_s, chain, included, d);
+    chain.pop_back();
+    included.push_back(target_s);
+    if (!sub.is_map()) {
+      d.error(n->loc, "include: '" + n->scalar + "' is not a mapping of spec keys");
+      continue;
+    }
+    sub.erase("abstract");  // a base file's abstractness is not inherited
+    sub.erase("name");      // nor its name
+    merged = merge_nodes(merged, sub);
+  }
+  SpecNode self = node;
+  self.erase("include");
+  return merge_nodes(merged, self);
+}
+
+void apply_overrides(SpecNode& root, const std::vector<SpecOverride>& overrides, Diagnostics& d) {
+  for (const auto& o : overrides) {
+    const std::string where = "--set " + o.key + "=" + o.value;
+    SpecNode value;
+    try {
+      value = parse_yaml(o.value, where);
+    } catch (const SpecError& e) {
+      d.merge(e.diagnostics());
+      continue;
+    }
+    // Locations of override values point at the command line, column 1 of the value.
+    std::function<void(SpecNode&)> relocate = [&](SpecNode& n) {
+      n.loc = Location{where, 1, static_cast<int>(o.key.size() + 7 + 1)};
+      for (auto& i : n.items) relocate(i);
+      for (auto& e : n.entries) {
+        e.key_loc = n.loc;
+        relocate(e.value);
+      }
+    };
+    relocate(value);
+    const std::string top = o.key.substr(0, o.key.find('.'));
+    const auto& known = known_field_paths();
+    const bool is_known = std::find(known.begin(), known.end(), o.key) != known.end() ||
+                          top == "sweep" || top == "arrays";
+    if (!is_known) {
+      std::string msg = "unknown key '" + o.key + "'";
+      const std::string guess = closest_match(o.key, known);
+      if (!guess.empty()) msg += "; did you mean '" + guess + "'?";
+      d.error(Location{where, 1, 7}, msg);
+      continue;
+    }
+    if (!root.set_path(o.key, value, Location{where, 1, 7}))
+      d.error(Location{where, 1, 7}, "cannot set '" + o.key + "': a part of it is not a mapping");
+  }
+}
+
+void check_version(const SpecNode& root, Diagnostics& d) {
+  const SpecNode* v = root.find("dissect");
+  if (v == nullptr) {
+    d.error(Location{root.loc.file, 1, 1},
+            "missing format version: add 'dissect: " + std::to_string(kSpecFormatVersion) + "' as the first line");
+    return;
+  }
+  if (!v->is_scalar() || v->scalar != std::to_string(kSpecFormatVersion))
+    d.error(v->loc, "unsupported spec format version '" + (v->is_scalar() ? v->scalar : v->kind_name()) +
+                        "' (this dissect reads version " + std::to_string(kSpecFormatVersion) + ")");
+}
+
+// Error lists from sweeps repeat: the same value fails for many points. Keep
+// one line per (location, message) and cap the total.
+Diagnostics dedupe(const Diagnostics& in, std::uint64_t points_failed) {
+  Diagnostics out;
+  std::set<std::string> seen;
+  std::size_t dropped = 0;
+  for (const auto& e : in.errors()) {
+    if (!seen.insert(e.str()).second) continue;
+    if (out.size() >= kMaxReportedErrors) {
+      ++dropped;
+      continue;
+    }
+    out.error(e.where, e.message);
+  }
+  if (dropped > 0 || points_failed > 1) {
+    Location where = in.errors().empty() ? Location{} : in.errors().back().where;
+    if (dropped > 0)
+      out.error(where, std::to_string(dropped) + " more distinct errors not shown (" + std::to_string(points_failed) +
+                           " sweep points fail)");
+  }
+  return out;
+}
+
+Spec finish_loading(Spec spec, const LoadOptions& options, Diagnostics& d) {
+  check_version(spec.root, d);
+  if (const SpecNode* mp = spec.root.find("max_points")) {
+    std::string err;
+    auto v = mp->is_scalar() ? parse_count(mp->scalar, err) : std::nullopt;
+    if (!v || *v == 0) d.error(mp->loc, "max_points: expected a whole number above zero");
+    else spec.max_points = *v;
+  }
+  if (options.max_points != 0) spec.max_points = options.max_points;
+
+  // The base experiment is decoded from the tree without the sweep.
+  spec.base = decode_experiment(spec.root, d);
+  if (spec.base.name.empty()) spec.base.name = fs::path(spec.path).stem().string();
+  if (const SpecNode* sw = spec.root.find("sweep")) {
+    spec.sweep = parse_sweep(*sw, spec.max_points, d);
+    const std::uint64_t count = spec.point_count();
+    if (count > spec.max_points)
+      d.error(spec.root.find_entry("sweep")->key_loc,
+              "sweep expands to " + std::to_string(count) + " points, more than the limit of " +
+                  std::to_string(spec.max_points) + " (set max_points in the spec or --max-points)");
+    for (const auto& dim : spec.sweep)
+      for (const auto& axis : dim.axes) {
+        const auto& known = known_field_paths();
+        const std::string top = axis.field.substr(0, axis.field.find('.'));
+        if (std::find(known.begin(), known.end(), axis.field) == known.end() && top != "arrays") {
+          std::string msg = "sweep: unknown field '" + axis.field + "'";
+          const std::string guess = closest_match(axis.field, known);
+          if (!guess.empty()) msg += "; did you mean '" + guess + "'?";
+          d.error(axis.loc, msg);
+        }
+      }
+  }
+  if (!d.empty()) throw SpecError(dedupe(d, 0));
+  // Decode every point now so that a bad combination is caught before any run.
+  if (!spec.base.abstract && !spec.adaptive()) (void)spec.expand();
+  return spec;
+}
+
+}  // namespace
+
+bool Spec::adaptive() const {
+  for (const auto& dim : sweep)
+    if (dim.adaptive()) return true;
+  return false;
+}
+
+Point Spec::make_point(std::size_t id, const std::vector<std::pair<std::string, SpecNode>>& values) const {
+  SpecNode tree = root;
+  tree.erase("sweep");
+  Point p;
+  p.id = id;
+  for (const auto& [field, value] : values) {
+    tree.set_path(field, value, value.loc);
+    p.axis_values.emplace_back(field, value.scalar);
+  }
+  Diagnostics d;
+  p.experiment = decode_experiment(tree, d);
+  if (p.experiment.name.empty()) p.experiment.name = base.name;
+  if (!d.empty()) throw SpecError(d);
+  return p;
+}
+
+std::vector<Point> Spec::expand() const {
+  if (adaptive())
+    throw SpecError(root.find_entry("sweep")->key_loc,
+                    "this sweep has an adaptive search axis; it is expanded while running, not in advance");
+  std::vector<Point> points;
+  const std::uint64_t total = point_count();
+  points.reserve(static_cast<std::size_t>(total));
+  std::vector<std::size_t> idx(sweep.size(), 0);
+  // Errors repeat across points (one bad value fails every point it is in):
+  // report each once, with the first point it failed at and how many.
+  struct Failure {
+    Diagnostic first;
+    std::string point;
+    std::uint64_t count = 0;
+  };
+  std::vector<Failure> failures;
+  std::uint64_t failed = 0;
+  for (std::uint64_t n = 0; n < total; ++n) {
+    // Odometer: the last dimension moves fastest.
+    std::uint64_t rest = n;
+    for (std::size_t k = sweep.size(); k-- > 0;) {
+      idx[k] = static_cast<std::size_t>(rest % sweep[k].size());
+      rest /= sweep[k].size();
+    }
+    std::vector<std::pair<std::string, SpecNode>> values;
+    for (std::size_t k = 0; k < sweep.size(); ++k)
+      for (const auto& axis : sweep[k].axes) values.emplace_back(axis.field, axis.values[idx[k]]);
+    try {
+      points.push_back(make_point(static_cast<std::size_t>(n), values));
+    } catch (const SpecError& e) {
+      ++failed;
+      std::string which;
+      for (const auto& [f, v] : values) which += (which.empty() ? "" : ", ") + f + "=" + v.scalar;
+      for (const auto& err : e.diagnostics().errors()) {
+        auto it = std::find_if(failures.begin(), failures.end(),
+                               [&](const Failure& f) { return f.first.str() == err.str(); });
+        if (it == failures.end()) failures.push_back({err, which, 1});
+        else ++it->count;
+      }
+    }
+  }
+  Diagnostics all;
+  for (const auto& f : failures) {
+    std::string msg = f.first.message;
+    if (!f.point.empty()) {
+      msg += " (at sweep point " + f.point;
+      if (f.count > 1) msg += ", and " + std::to_string(f.count - 1) + " more points";
+      msg += ")";
+    }
+    all.error(f.first.where, msg);
+  }
+  if (!all.empty()) throw SpecError(dedupe(all, failed));
+  return points;
+}
+
+Spec load_spec_text(const std::string& text, const std::string& name, const LoadOptions& options) {
+  Spec spec;
+  spec.path = name;
+  spec.text = text;
+  Diagnostics d;
+  SpecNode root = parse_yaml(text, name);  // throws on syntax errors
+  std::vector<std::string> chain{name};
+  root = resolve_includes(root, name, chain, spec.included, d);
+  apply_overrides(root, options.overrides, d);
+  spec.root = std::move(root);
+  return finish_loading(std::move(spec), options, d);
+}
+
+Spec load_spec(const std::string& path, const LoadOptions& options) {
+  std::ifstream in(path, std::ios::binary);
+  if (!in) {
+    const bool exists = fs::exists(path);
+    throw SpecError(Location{path, 0, 0}, exists ? "cannot read file" : "no such file");
+  }
+  std::ostringstream ss;
+  ss << in.rdbuf();
+  return load_spec_text(ss.str(), path, options);
+}
+
+}  // namespace dissect

@@ -1,0 +1,309 @@
+#include "engine/spec/spec_node.hpp"
+
+#include <yaml-cpp/yaml.h>
+
+#include <fstream>
+#include <set>
+#include <sstream>
+
+namespace dissect {
+
+const SpecNode* SpecNode::find(const std::string& key) const {
+  if (kind != Kind::map) return nullptr;
+  for (const auto& e : entries)
+    if (e.key == key) return &e.value;
+  return nullptr;
+}
+
+SpecNode* SpecNode::find(const std::string& key) {
+  if (kind != Kind::map) return nullptr;
+  for (auto& e : entries)
+    if (e.key == key) return &e.value;
+  return nullptr;
+}
+
+const SpecNode::Entry* SpecNode::find_entry(const std::string& key) const {
+  if (kind != Kind::map) return nullptr;
+  for (const auto& e : entries)
+    if (e.key == key) return &e;
+  return nullptr;
+}
+
+static std::vector<std::string> split_dotted(const std::string& dotted) {
+  std::vector<std::string> parts;
+  std::string cur;
+  for (char c : dotted) {
+    if (c == '.') {
+      parts.push_back(cur);
+      cur.clear();
+    } else {
+      cur += c;
+    }
+  }
+  parts.push_back(cur);
+  return parts;
+}
+
+const SpecNode* SpecNode::find_path(const std::string& dotted) const {
+  const SpecNode* node = this;
+  for (const auto& part : split_dotted(dotted)) {
+    node = node->find(part);
+    if (node == nullptr) return nullptr;
+  }
+  return node;
+}
+
+bool SpecNode::set_path(const std::string& dotted, SpecNode value, const Location& key_loc) {
+  const auto parts = split_dotted(dotted);
+  SpecNode* node = this;
+  for (std::size_t i = 0; i + 1 < parts.size(); ++i) {
+    SpecNode* next = node->find(parts[i]);
+    if (next == nullptr) {
+      node->set(parts[i], make_map(key_loc), key_loc);
+      next = node->find(parts[i]);
+    } else if (next->kind == Kind::null) {
+      *next = make_map(key_loc);
+    }
+    if (next->kind != Kind::map) return false;
+    node = next;
+  }
+  node->set(parts.back(), std::move(value), key_loc);
+  return true;
+}
+
+void SpecNode::set(const std::string& key, SpecNode value, const Location& key_loc) {
+  if (kind == Kind::null) kind = Kind::map;
+  for (auto& e : entries)
+    if (e.key == key) {
+      e.value = std::move(value);
+      return;
+    }
+  entries.push_back({key, key_loc, std::move(value)});
+}
+
+void SpecNode::erase(const std::string& key) {
+  std::erase_if(entries, [&](const Entry& e) { return e.key == key; });
+}
+
+std::vector<std::string> SpecNode::keys() const {
+  std::vector<std::string> out;
+  for (const auto& e : entries) out.push_back(e.key);
+  return out;
+}
+
+std::string SpecNode::kind_name() const {
+  switch (kind) {
+    case Kind::null: return "nothing";
+    case Kind::scalar: return "a value";
+    case Kind::sequence: return "a list";
+    case Kind::map: return "a mapping";
+  }
+  return "?";
+}
+
+SpecNode SpecNode::make_scalar(std::string text, Location loc) {
+  SpecNode n;
+  n.kind = Kind::scalar;
+  n.scalar = std::move(text);
+  n.loc = std::move(loc);
+  return n;
+}
+
+SpecNode SpecNode::make_map(Location loc) {
+  SpecNode n;
+  n.kind = Kind::map;
+  n.loc = std::move(loc);
+  return n;
+}
+
+namespace {
+
+Location location_of(const YAML::Mark& mark, const std::string& file) {
+  // yaml-cpp marks are 0-based; editors and compilers count from 1.
+  if (mark.line < 0) return {file, 0, 0};
+  return {file, mark.line + 1, mark.column + 1};
+}
+
+SpecNode convert(const YAML::Node& y, const std::string& file, Diagnostics& diags) {
+  SpecNode n;
+  n.loc = location_of(y.Mark(), file);
+  switch (y.Type()) {
+    case YAML::NodeType::Undefined:
+    case YAML::NodeType::Null:
+      n.kind = SpecNode::Kind::null;
+      break;
+    case YAML::NodeType::Scalar:
+      n.kind = SpecNode::Kind::scalar;
+      n.scalar = y.Scalar();
+      n.quoted = y.Tag() == "!";
+      break;
+    case YAML::NodeType::Sequence:
+      n.kind = SpecNode::Kind::sequence;
+      for (const auto& item : y) n.items.push_back(convert(item, file, diags));
+      break;
+    case YAML::NodeType::Map: {
+      n.kind = SpecNode::Kind::map;
+      std::set<std::string> seen;
+      for (const auto& kv : y) {
+        const Location key_loc = location_of(kv.first.Mark(), file);
+        if (!kv.first.IsScalar()) {
+          diags.error(key_loc, "keys must be plain names");
+          continue;
+        }
+        const std::string key = kv.first.Scalar();
+        if (!seen.insert(key).second) {
+          diags.error(key_loc, "duplicate key '" + key + "'");
+          continue;
+        }
+        n.entries.push_back({key, key_loc, convert(kv.second, file, diags)});
+      }
+      break;
+    }
+  }
+  return n;
+}
+
+}  // namespace
+
+SpecNode parse_yaml(const std::string& text, const std::string& file) {
+  YAML::Node root;
+  try {
+    root = YAML::Load(text);
+  } catch (const YAML::Exception& e) {
+    throw SpecError(location_of(e.mark, file), "YAML syntax error: " + e.msg);
+  }
+  Diagnostics diags;
+  SpecNode node = convert(root, file, diags);
+  if (!diags.empty()) throw SpecError(diags);
+  if (node.is_null()) node.loc = {file, 1, 1};
+  return node;
+}
+
+SpecNode load_yaml_file(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  if (!in) throw SpecError(Location{path, 0, 0}, "cannot open file");
+  std::ostringstream ss;
+  ss << in.rdbuf();
+  return parse_yaml(ss.str(), path);
+}
+
+SpecNode merge_nodes(const SpecNode& base, const SpecNode& overlay) {
+  if (!(base.is_map() && overlay.is_map())) return overlay;
+  SpecNode out = base;
+  out.loc = overlay.loc;
+  for (const auto& e : overlay.entries) {
+    if (SpecNode* existing = out.find(e.key)) {
+      *existing = merge_nodes(*existing, e.value);
+      for (auto& oe : out.entries)
+        if (oe.key == e.key) oe.key_loc = e.key_loc;
+    } else {
+      out.entries.push_back(e);
+    }
+  }
+  return out;
+}
+
+namespace {
+
+bool needs_quotes(const std::string& s) {
+  if (s.empty()) return true;
+  for (char c : s)
+    if (c == ':' || c == '#' || c == '[' || c == ']' || c == '{' || c == '}' || c == ',' || c == '"' ||
+        c == '\'' || c == '\n')
+      return true;
+  return s.front() == ' ' || s.back() == ' ' || s.front() == '-' || s.front() == '*' || s.front() == '&';
+}
+
+std::string quote(const std::string& s) {
+  std::string out = "\"";
+  for (char c : s) {
+    if (c == '"' || c == '\\') out += '\\';
+    if (c == '\n') {
+      out += "\\n";
+      continue;
+    }
+    out += c;
+  }
+  return out + "\"";
+}
+
+void emit(const SpecNode& n, int indent, std::ostringstream& os, bool inline_start);
+
+void emit_flow(const SpecNode& n, std::ostringstream& os) {
+  switch (n.kind) {
+    case SpecNode::Kind::null: os << "null"; break;
+    case SpecNode::Kind::scalar: os << (needs_quotes(n.scalar) || n.quoted ? quote(n.scalar) : n.scalar); break;
+    case SpecNode::Kind::sequence: {
+      os << "[";
+      for (std::size_t i = 0; i < n.items.size(); ++i) {
+        if (i) os << ", ";
+        emit_flow(n.items[i], os);
+      }
+      os << "]";
+      break;
+    }
+    case SpecNode::Kind::map: {
+      os << "{";
+      for (std::size_t i = 0; i < n.entries.size(); ++i) {
+        if (i) os << ", ";
+        os << n.entries[i].key << ": ";
+        emit_flow(n.entries[i].value, os);
+      }
+      os << "}";
+      break;
+    }
+  }
+}
+
+bool is_simple(const SpecNode& n) {
+  if (n.is_scalar() || n.is_null()) return true;
+  if (n.is_sequence()) {
+    for (const auto& i : n.items)
+      if (!(i.is_scalar() || i.is_null())) return false;
+    return n.items.size() <= 16;
+  }
+  return false;
+}
+
+void emit(const SpecNode& n, int indent, std::ostringstream& os, bool) {
+  const std::string pad(static_cast<std::size_t>(indent), ' ');
+  if (n.is_map()) {
+    for (const auto& e : n.entries) {
+      os << pad << e.key << ":";
+      if (is_simple(e.value) || (e.value.is_map() && e.value.entries.empty())) {
+        os << " ";
+        emit_flow(e.value, os);
+        os << "\n";
+      } else if (e.value.is_map()) {
+        os << "\n";
+        emit(e.value, indent + 2, os, false);
+      } else {
+        os << "\n";
+        for (const auto& item : e.value.items) {
+          if (is_simple(item) || item.is_sequence()) {
+            os << pad << "  - ";
+            emit_flow(item, os);
+            os << "\n";
+          } else {
+            os << pad << "  -\n";
+            emit(item, indent + 4, os, false);
+          }
+        }
+      }
+    }
+  } else {
+    os << pad;
+    emit_flow(n, os);
+    os << "\n";
+  }
+}
+
+}  // namespace
+
+std::string to_yaml(const SpecNode& node) {
+  std::ostringstream os;
+  emit(node, 0, os, false);
+  return os.str();
+}
+
+}  // namespace dissect

@@ -1,0 +1,67 @@
+#pragma once
+// A YAML document kept with the position of every key and value, so that any
+// later stage (decoding, sweep expansion, per-point checks) can name the exact
+// file:line:col of the value at fault. Includes and --set overrides are merged
+// at this level, before anything is typed.
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "engine/core/diagnostics.hpp"
+
+namespace dissect {
+
+struct SpecNode {
+  enum class Kind { null, scalar, sequence, map };
+  struct Entry;
+
+  Kind kind = Kind::null;
+  std::string scalar;  // for scalars: the text as written
+  bool quoted = false; // scalar was quoted ("...") in the source
+  std::vector<SpecNode> items;  // for sequences
+  std::vector<Entry> entries;   // for maps, in source order
+  Location loc;
+
+  [[nodiscard]] bool is_null() const { return kind == Kind::null; }
+  [[nodiscard]] bool is_scalar() const { return kind == Kind::scalar; }
+  [[nodiscard]] bool is_sequence() const { return kind == Kind::sequence; }
+  [[nodiscard]] bool is_map() const { return kind == Kind::map; }
+
+  // Map access (nullptr when absent or not a map).
+  [[nodiscard]] const SpecNode* find(const std::string& key) const;
+  [[nodiscard]] SpecNode* find(const std::string& key);
+  [[nodiscard]] const Entry* find_entry(const std::string& key) const;
+  // Dotted path access: "array.size".
+  [[nodiscard]] const SpecNode* find_path(const std::string& dotted) const;
+  // Creates missing maps along the path; replaces the leaf. Returns false when a
+  // component on the way is a non-map value.
+  bool set_path(const std::string& dotted, SpecNode value, const Location& key_loc);
+  void set(const std::string& key, SpecNode value, const Location& key_loc);
+  void erase(const std::string& key);
+
+  [[nodiscard]] std::vector<std::string> keys() const;
+  [[nodiscard]] std::string kind_name() const;
+
+  static SpecNode make_scalar(std::string text, Location loc);
+  static SpecNode make_map(Location loc);
+};
+
+struct SpecNode::Entry {
+  std::string key;
+  Location key_loc;
+  SpecNode value;
+};
+
+// Parses YAML text. `file` names the source in locations. Throws SpecError
+// (with the YAML parser's line and column) on malformed YAML or duplicate keys.
+SpecNode parse_yaml(const std::string& text, const std::string& file);
+SpecNode load_yaml_file(const std::string& path);
+
+// Deep merge: maps merge key by key (overlay wins), anything else is replaced.
+SpecNode merge_nodes(const SpecNode& base, const SpecNode& overlay);
+
+// Serialises back to a YAML-compatible flow/block string (for dry-run output
+// and the expanded spec in bundles).
+std::string to_yaml(const SpecNode& node);
+
+}  // namespace dissect
