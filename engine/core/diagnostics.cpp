@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <numeric>
+#include <tuple>
 
 namespace dissect {
 
@@ -19,8 +20,20 @@ void Diagnostics::error(Location where, std::string message) {
 }
 
 std::string Diagnostics::str() const {
+  // In file order, as a compiler would print them; stable for equal positions.
+  // Files keep the order in which they first appear.
+  std::vector<std::string> files;
+  for (const auto& e : errors_)
+    if (std::find(files.begin(), files.end(), e.where.file) == files.end()) files.push_back(e.where.file);
+  auto rank = [&](const Diagnostic& d) {
+    return std::make_tuple(std::find(files.begin(), files.end(), d.where.file) - files.begin(), d.where.line,
+                           d.where.column);
+  };
+  std::vector<Diagnostic> sorted = errors_;
+  std::stable_sort(sorted.begin(), sorted.end(),
+                   [&](const Diagnostic& a, const Diagnostic& b) { return rank(a) < rank(b); });
   std::string out;
-  for (const auto& e : errors_) {
+  for (const auto& e : sorted) {
     out += e.str();
     out += '\n';
   }

@@ -1,0 +1,72 @@
+// dissect template: pointer chase (Mei & Chu's fine-grained P-chase, and the
+// classic chain that averages over K dependent loads).
+//
+// Compile-time parameters (besides those of common.cuh):
+//   DISSECT_PATH   the load path (DISSECT_P_*)
+//   DISSECT_CHAIN  0: every access timed (per_access), 1: one time per chain
+//
+// One block runs one sweep point: blocks of one launch run different points,
+// one per SM (the host makes a second block per SM impossible through its
+// shared-memory request and checks %smid afterwards).
+#include "common.cuh"
+
+// One sweep point (host mirror: engine/device/cuda/kernel_abi.hpp).
+struct dissect_pchase_point {
+  dissect_array_ref array;
+  dissect_u64 warm;       // untimed accesses per chaser before timing (warm-up passes)
+  dissect_u64 iters;      // timed accesses per chaser
+  dissect_u64 out_base;   // per_access: chaser c writes samples at out_base + c * iters; chain: out_base + c
+  dissect_u32 first_chaser;  // into the chaser table
+  dissect_u32 n_chasers;
+  dissect_u32 chunk;         // shared-memory sample entries per chaser
+  dissect_u32 shared_at;     // shared path: byte offset of the array copy in dynamic shared memory
+};
+
+struct dissect_chaser {
+  dissect_u64 start;   // first index
+  dissect_u32 thread;  // threadIdx.x of the chasing thread
+  dissect_u32 pad;
+};
+
+extern "C" __global__ void dissect_pchase(const dissect_pchase_point* __restrict__ points,
+                                          const dissect_chaser* __restrict__ chasers, dissect_u32* lat_out,
+                                          dissect_u32* idx_out, dissect_u64* chain_out, dissect_u64* final_out,
+                                          dissect_u32* smid_out, dissect_u32* ovh_out, dissect_u32 rt_zero) {
+  const dissect_pchase_point pt = dissect_ldcg(points + blockIdx.x);
+  dissect_array_ref a = pt.array;
+  if (threadIdx.x == 0) smid_out[blockIdx.x] = dissect_smid();
+#if DISSECT_PATH == DISSECT_P_SHARED
+  a.base = dissect_stage_shared(a, pt.shared_at);
+  __syncthreads();
+#endif
+
+  int c = -1;
+  for (dissect_u32 k = 0; k < pt.n_chasers; ++k)
+    if (dissect_ldcg(chasers + pt.first_chaser + k).thread == threadIdx.x) c = static_cast<int>(k);
+  if (c < 0) return;
+  const dissect_chaser ch = dissect_ldcg(chasers + pt.first_chaser + c);
+  const dissect_u32 cu = static_cast<dissect_u32>(c);
+
+  // Sample buffers in dynamic shared memory: latencies, then indices.
+  const dissect_u32 s_base = dissect_shared_addr(dissect_dyn_shared);
+  const dissect_u32 s_lat = s_base + 4u * pt.chunk * cu;
+  const dissect_u32 s_idx = s_base + 4u * pt.chunk * (pt.n_chasers + cu);
+
+  dissect_elem j = static_cast<dissect_elem>(ch.start);
+  j = dissect_untimed_chase<DISSECT_PATH>(a, j, pt.warm);
+#if DISSECT_CHAIN
+  const dissect_time t0 = dissect_clock();
+  for (dissect_u64 k = 0; k < pt.iters; ++k) j = dissect_load<DISSECT_PATH>(a, j);
+  const dissect_time t1 = dissect_clock();
+  chain_out[pt.out_base + cu] = static_cast<dissect_u64>(static_cast<dissect_time>(t1 - t0));
+#else
+  j = dissect_timed_chase<DISSECT_PATH>(a, j, pt.iters, pt.chunk, s_lat, s_idx,
+                                        lat_out + pt.out_base + cu * pt.iters,
+                                        idx_out + pt.out_base + cu * pt.iters);
+#endif
+  // The final index leaves the kernel: nothing above is dead code.
+  final_out[pt.first_chaser + cu] = static_cast<dissect_u64>(j);
+  dissect_timer_overhead<DISSECT_PATH>(a, j, s_lat, rt_zero,
+                                       ovh_out + (pt.first_chaser + cu) * DISSECT_OVERHEAD_REPS);
+  (void)chain_out, (void)lat_out, (void)idx_out;
+}

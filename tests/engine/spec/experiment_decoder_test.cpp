@@ -1,0 +1,256 @@
+// Every validation error of the spec language: each names file:line:col.
+#include <doctest/doctest.h>
+
+#include "engine/spec/spec.hpp"
+
+using namespace dissect;
+
+namespace {
+
+// Loads a spec and returns all error lines ("" when valid).
+std::string errors_of(const std::string& text) {
+  try {
+    (void)load_spec_text(text, "t.yaml");
+    return "";
+  } catch (const SpecError& e) {
+    return e.diagnostics().str();
+  }
+}
+
+const char* kValid = R"(dissect: 1
+name: ok
+path: ca
+array: {size: 16 KiB, stride: 128 B}
+iterations: 1024
+)";
+
+}  // namespace
+
+TEST_CASE("a minimal spec decodes with sensible defaults") {
+  const Spec s = load_spec_text(kValid, "t.yaml");
+  const Experiment& e = s.base;
+  CHECK(e.name == "ok");
+  CHECK(e.path == LoadPath::ca);
+  CHECK(e.array.size_bytes == 16384);
+  CHECK(e.array.stride_bytes == 128);
+  CHECK(e.iterations == 1024);
+  CHECK(e.warmup == 1);
+  CHECK(e.target == Target::l1);          // implied by path ca
+  CHECK(e.carveout == kCarveoutMaxL1);    // L1 experiments default to the largest L1
+  CHECK_FALSE(e.carveout_explicit);
+  CHECK(e.layout.chasers == std::vector<std::uint32_t>{0});
+  CHECK(s.point_count() == 1);
+}
+
+TEST_CASE("element counts resolve with the element type") {
+  const Spec s = load_spec_text("dissect: 1\nelement: u64\narray: {size: 3073 elements, stride: 1 el}\n", "t.yaml");
+  CHECK(s.base.array.size_bytes == 3073 * 8);
+  CHECK(s.base.array.stride_bytes == 8);
+}
+
+TEST_CASE("stride defaults to one element; L2 paths default to the driver's carveout") {
+  const Spec s = load_spec_text("dissect: 1\npath: cg\narray: {size: 1 MiB}\n", "t.yaml");
+  CHECK(s.base.array.stride_bytes == 4);
+  CHECK(s.base.target == Target::l2);
+  CHECK(s.base.carveout == kCarveoutDriverDefault);
+}
+
+TEST_CASE("YAML syntax errors carry the parser's line and column") {
+  const std::string e = errors_of("dissect: 1\narray: {size: 16 KiB\n");
+  CHECK(e.find("t.yaml:3:1: YAML syntax error") != std::string::npos);
+}
+
+TEST_CASE("unknown keys suggest the closest known key") {
+  const std::string e = errors_of("dissect: 1\npth: ca\narray: {size: 1 KiB, strde: 4 B}\n");
+  CHECK(e.find("t.yaml:2:1: unknown key 'pth'; did you mean 'path'?") != std::string::npos);
+  CHECK(e.find("t.yaml:3:22: unknown key 'array.strde'; did you mean 'array.stride'?") != std::string::npos);
+}
+
+TEST_CASE("far-off unknown keys get no silly suggestion") {
+  const std::string e = errors_of("dissect: 1\nzebra_mode: 3\narray: {size: 1 KiB}\n");
+  CHECK(e.find("unknown key 'zebra_mode'") != std::string::npos);
+  CHECK(e.find("did you mean") == std::string::npos);
+}
+
+TEST_CASE("wrong types") {
+  CHECK(errors_of("dissect: 1\narray: {size: 1 KiB}\niterations: [1, 2]\n")
+            .find("t.yaml:3:13: iterations: expected a whole number, got a list") != std::string::npos);
+  CHECK(errors_of("dissect: 1\narray: {size: 1 KiB}\niterations: many\n").find("t.yaml:3:13: iterations:") !=
+        std::string::npos);
+  CHECK(errors_of("dissect: 1\narray: 16 KiB\n").find("t.yaml:2:8: array.: expected a mapping") == std::string::npos);
+  CHECK(errors_of("dissect: 1\narray: 16 KiB\n").find("t.yaml:2:8: array: expected a mapping") != std::string::npos);
+  CHECK(errors_of("dissect: 1\narray: {size: 1 KiB}\nparallel: maybe\n").find("'maybe' is not true or false") !=
+        std::string::npos);
+}
+
+TEST_CASE("bad units and bad enum values") {
+  CHECK(errors_of("dissect: 1\narray: {size: 16 KiBB}\n").find("t.yaml:2:15: array.size: unknown unit 'KiBB'") !=
+        std::string::npos);
+  CHECK(errors_of("dissect: 1\narray: {size: 16}\n").find("array.size: '16' needs a unit") != std::string::npos);
+  CHECK(errors_of("dissect: 1\npath: cq\narray: {size: 1 KiB}\n")
+            .find("t.yaml:2:7: path: unknown value 'cq'; did you mean 'ca'?") != std::string::npos);
+  CHECK(errors_of("dissect: 1\nelement: f32\narray: {size: 1 KiB}\n").find("element: unknown value 'f32'") !=
+        std::string::npos);
+}
+
+TEST_CASE("zero and negative sizes") {
+  CHECK(errors_of("dissect: 1\narray: {size: 0 B}\n").find("t.yaml:2:15: array.size must be larger than zero") !=
+        std::string::npos);
+  CHECK(errors_of("dissect: 1\narray: {size: -4 KiB}\n").find("array.size: must not be negative") !=
+        std::string::npos);
+  CHECK(errors_of("dissect: 1\narray: {size: 1 KiB, stride: 0 B}\n").find("array.stride must be larger than zero") !=
+        std::string::npos);
+  CHECK(errors_of("dissect: 1\narray: {size: 1 KiB}\niterations: 0\n").find("iterations must be at least 1") !=
+        std::string::npos);
+}
+
+TEST_CASE("missing array size") {
+  CHECK(errors_of("dissect: 1\npath: ca\n").find("array.size is required") != std::string::npos);
+}
+
+TEST_CASE("stride larger than N") {
+  CHECK(errors_of("dissect: 1\narray: {size: 1 KiB, stride: 2 KiB}\n")
+            .find("t.yaml:2:30: array.stride (2 KiB) is larger than the array size N (1 KiB)") != std::string::npos);
+}
+
+TEST_CASE("sizes must be whole elements") {
+  CHECK(errors_of("dissect: 1\nelement: u64\narray: {size: 1 KiB, stride: 12 B}\n")
+            .find("array.stride (12 B) must be a whole number of elements (8 B each)") != std::string::npos);
+}
+
+TEST_CASE("more samples than the sample buffer allows") {
+  const std::string e =
+      errors_of("dissect: 1\narray: {size: 1 KiB}\niterations: 1000000\nlayout: {threads: 32, chasers: all}\n");
+  CHECK(e.find("t.yaml:3:13: iterations: 1000000 timed accesses x 32 chasing threads x 1 repeats = 32000000 "
+               "samples, more than the sample buffer allows (max_samples = 16777216)") != std::string::npos);
+}
+
+TEST_CASE("contradictory settings") {
+  CHECK(errors_of("dissect: 1\narray: {size: 1 KiB, pattern: list}\n").find("pattern list needs array.indices") !=
+        std::string::npos);
+  CHECK(errors_of("dissect: 1\narray: {size: 1 KiB, indices: [0, 8]}\n")
+            .find("array.indices only applies to pattern list") != std::string::npos);
+  CHECK(errors_of("dissect: 1\narray: {size: 8 MiB, pattern: page_strided}\n")
+            .find("pattern page_strided needs array.page") != std::string::npos);
+  CHECK(errors_of("dissect: 1\narray: {size: 8 MiB, page: 2 MiB}\n").find("array.page only applies to pattern "
+                                                                          "page_strided") != std::string::npos);
+  CHECK(errors_of("dissect: 1\npath: const\narray: {size: 128 KiB}\n").find("exceeds the 64 KiB constant bank") !=
+        std::string::npos);
+  CHECK(errors_of("dissect: 1\nkernel: shared_stride\npath: ca\narray: {size: 1 KiB}\n")
+            .find("kernel shared_stride reads shared memory; path must be shared") != std::string::npos);
+  CHECK(errors_of("dissect: 1\nkernel: throughput\ntiming: {mode: chain}\narray: {size: 1 KiB}\n")
+            .find("timing.mode chain only applies to kernel pchase") != std::string::npos);
+  CHECK(errors_of("dissect: 1\narray: {size: 1 KiB}\nlayout: {threads: 4, chasers: [0, 7]}\n")
+            .find("layout.chasers: thread 7 does not exist") != std::string::npos);
+  CHECK(errors_of("dissect: 1\narray: {size: 1 KiB}\niterations: 256\ndiscard: 1\n")
+            .find("discard: 1 pass(es) of 256 accesses would drop all 256 timed accesses") != std::string::npos);
+  CHECK(errors_of("dissect: 1\narray: {size: 1 KiB}\narrays: {a: {size: 1 KiB}}\n")
+            .find("arrays: only the phases kernel uses named arrays") != std::string::npos);
+}
+
+TEST_CASE("list pattern offsets must lie inside the array") {
+  CHECK(errors_of("dissect: 1\narray: {size: 1 KiB, pattern: list, indices: [0, 300]}\n")
+            .find("array.indices: offset 1200 B is not an element inside the array") != std::string::npos);
+  const Spec s = load_spec_text("dissect: 1\narray: {size: 1 KiB, pattern: list, indices: [0, 128 B, 3]}\n", "t.yaml");
+  CHECK(s.base.array.indices_bytes == std::vector<std::uint64_t>{0, 128, 12});
+}
+
+TEST_CASE("carveout forms") {
+  CHECK(load_spec_text("dissect: 1\narray: {size: 1 KiB}\ncarveout: max_shared\n", "t").base.carveout ==
+        kCarveoutMaxShared);
+  CHECK(load_spec_text("dissect: 1\narray: {size: 1 KiB}\ncarveout: 25%\n", "t").base.carveout == 25);
+  CHECK(load_spec_text("dissect: 1\narray: {size: 1 KiB}\ncarveout: default\n", "t").base.carveout ==
+        kCarveoutDriverDefault);
+  CHECK(errors_of("dissect: 1\narray: {size: 1 KiB}\ncarveout: 150\n").find("carveout: '150' is not") !=
+        std::string::npos);
+}
+
+TEST_CASE("phases kernel") {
+  const char* text = R"(dissect: 1
+kernel: phases
+layout: {threads: 2}
+arrays:
+  a: {path: ca, size: 16 KiB, stride: 128 B}
+  b: {path: tex, size: 8 KiB, stride: 32 B}
+phases:
+  - {thread: 0, array: a, action: warm}
+  - {thread: 1, array: b, action: warm}
+  - {thread: 0, array: a, action: measure}
+)";
+  const Spec s = load_spec_text(text, "t.yaml");
+  REQUIRE(s.base.arrays.size() == 2);
+  CHECK(s.base.arrays[1].path == LoadPath::tex);
+  CHECK(s.base.arrays[1].array.size_bytes == 8192);
+  REQUIRE(s.base.phases.size() == 3);
+  CHECK(s.base.phases[2].action == Phase::Action::measure);
+  CHECK(s.base.phases[1].thread == 1);
+
+  std::string bad = text;
+  bad.replace(bad.find("array: a, action: measure"), 8, "array: c");
+  CHECK(errors_of(bad).find("phases: no array named 'c'") != std::string::npos);
+  CHECK(errors_of("dissect: 1\nkernel: phases\n").find("kernel phases needs 'arrays:'") != std::string::npos);
+}
+
+TEST_CASE("analyzers and expectations are parsed") {
+  const Spec s = load_spec_text(R"(dissect: 1
+array: {size: 1 KiB}
+analyzers: [summary, {cache_size: {min_share: 0.1}}]
+expect: ["summary >= 10", "cache_size == 16 KiB"]
+)",
+                                "t.yaml");
+  REQUIRE(s.base.analyzers.size() == 2);
+  CHECK(s.base.analyzers[1].name == "cache_size");
+  CHECK(s.base.analyzers[1].params_json == R"({"min_share":"0.1"})");
+  REQUIRE(s.base.expectations.size() == 2);
+  CHECK(s.base.expectations[1].finding == "cache_size");
+  CHECK(s.base.expectations[1].op == "==");
+  CHECK(s.base.expectations[1].value == "16 KiB");
+  CHECK(errors_of("dissect: 1\narray: {size: 1 KiB}\nexpect: [\"summary is big\"]\n").find("has no comparison") !=
+        std::string::npos);
+}
+
+TEST_CASE("duplicate keys are errors, not silent overrides") {
+  CHECK(errors_of("dissect: 1\narray: {size: 1 KiB}\npath: ca\npath: cg\n")
+            .find("t.yaml:4:1: duplicate key 'path'") != std::string::npos);
+}
+
+TEST_CASE("format version") {
+  CHECK(errors_of("array: {size: 1 KiB}\n").find("t.yaml:1:1: missing format version") != std::string::npos);
+  CHECK(errors_of("dissect: 7\narray: {size: 1 KiB}\n").find("t.yaml:1:10: unsupported spec format version '7'") !=
+        std::string::npos);
+}
+
+TEST_CASE("all errors of a file are reported at once, in line order") {
+  const std::string e = errors_of("dissect: 1\npth: ca\narray: {size: 1 KiB}\niterations: 0\nwarmup: x\n");
+  const auto a = e.find(":2:"), b = e.find(":4:"), c = e.find(":5:");
+  REQUIRE(a != std::string::npos);
+  REQUIRE(b != std::string::npos);
+  REQUIRE(c != std::string::npos);
+  CHECK(a < b);
+  CHECK(b < c);
+}
+
+TEST_CASE("abstract base files skip the completeness checks") {
+  const Spec s = load_spec_text("dissect: 1\nabstract: true\npath: cg\niterations: 64\n", "base.yaml");
+  CHECK(s.base.abstract);
+  CHECK(s.base.iterations == 64);
+}
+
+TEST_CASE("accesses_per_pass follows the pattern") {
+  Experiment e;
+  e.array.size_bytes = 3073 * 4;
+  e.array.stride_bytes = 4;
+  CHECK(e.accesses_per_pass() == 3073);
+  e.array.size_bytes = 3080 * 4;
+  e.array.stride_bytes = 32;
+  CHECK(e.accesses_per_pass() == 385);
+  e.array.size_bytes = 100 * 4;
+  e.array.stride_bytes = 3 * 4;  // wraps through every element: gcd(100,3) = 1
+  CHECK(e.accesses_per_pass() == 100);
+  e.array.pattern = Pattern::random;
+  CHECK(e.accesses_per_pass() == 33);
+  e.array.pattern = Pattern::page_strided;
+  e.array.size_bytes = 64ull << 20;
+  e.array.page_bytes = 2ull << 20;
+  CHECK(e.accesses_per_pass() == 32);
+}

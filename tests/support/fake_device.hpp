@@ -1,0 +1,47 @@
+#pragma once
+// A test double for Device: produces a known latency per sample (size-dependent),
+// can fail or request a stop after k points. Lets runner and bundle tests run
+// without a GPU or the simulator.
+#include <atomic>
+#include <stdexcept>
+
+#include "engine/device/device.hpp"
+
+namespace dissect::test {
+
+class FakeDevice final : public Device {
+ public:
+  std::size_t fail_after = SIZE_MAX;        // throw RunError after this many points
+  std::size_t stop_after = SIZE_MAX;        // set *stop_flag after this many points
+  std::atomic<bool>* stop_flag = nullptr;
+  double hit = 30, miss = 300;              // latency below / above `capacity`
+  std::uint64_t capacity = 16 * 1024;
+
+  nlohmann::json describe() const override { return {{"kind", "fake"}, {"name", "fake device"}}; }
+  std::string selector() const override { return "fake"; }
+
+  RunTimings run(const RunRequest& req, RunSink& sink) override {
+    RunTimings t;
+    std::size_t done = 0;
+    for (const Point& p : req.points) {
+      if (req.stop != nullptr && req.stop->load()) break;
+      if (done == fail_after) throw RunError("spec " + req.spec->path + ", point " + std::to_string(p.id) + ": cuLaunchKernel failed (fake)");
+      PointTrace tr;
+      tr.point_id = p.id;
+      tr.accesses_per_pass = p.experiment.accesses_per_pass();
+      tr.discard_passes = p.experiment.discard;
+      tr.timer_overhead_cycles = 10;
+      const double lat = p.experiment.array.size_bytes <= capacity ? hit : miss;
+      for (std::uint64_t i = 0; i < p.experiment.iterations; ++i)
+        tr.samples.push_back({0, i, (i * p.experiment.array.stride_bytes) % p.experiment.array.size_bytes, lat, 3, 0});
+      sink.point_done(p, std::move(tr));
+      ++done;
+      ++t.launches;
+      sink.progress(done, req.points.size());
+      if (done == stop_after && stop_flag != nullptr) stop_flag->store(true);
+    }
+    return t;
+  }
+};
+
+}  // namespace dissect::test
