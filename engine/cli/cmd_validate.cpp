@@ -81,7 +81,10 @@ int cmd_validate(const Args& args) {
       } else if (spec.adaptive()) {
         std::cout << path << ": " << spec.point_count() << " point(s) x adaptive search\n";
       } else {
-        std::cout << path << ": " << spec.point_count() << " point" << (spec.point_count() == 1 ? "" : "s") << "\n";
+        std::cout << path << ": " << spec.point_count() << " point" << (spec.point_count() == 1 ? "" : "s");
+        if (spec.skipped_points > 0)
+          std::cout << " (" << spec.skipped_points << " invalid combinations skipped)";
+        std::cout << "\n";
       }
       ++ok;
     } catch (const SpecError& e) {

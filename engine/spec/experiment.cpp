@@ -106,7 +106,28 @@ std::uint64_t Experiment::accesses_per_pass() const {
 }
 
 std::uint64_t Experiment::samples_per_point() const {
+  // What one sample is, per kernel: see KernelKind in experiment.hpp.
   const std::uint64_t chasers = layout.chasers.size() * layout.blocks;
+  switch (kernel) {
+    case KernelKind::shared_stride: return std::uint64_t{layout.threads} * layout.blocks * repeats;
+    case KernelKind::throughput: return ((layout.threads + 31) / 32) * std::uint64_t{layout.blocks} * repeats;
+    case KernelKind::coalescing: return iterations * layout.blocks * repeats;
+    case KernelKind::phases: {
+      std::uint64_t n = 0;
+      for (const auto& p : phases) {
+        if (p.action != Phase::Action::measure) continue;
+        for (const auto& a : arrays)
+          if (a.name == p.array) {
+            Experiment one = *this;
+            one.kernel = KernelKind::pchase;
+            one.array = a.array;
+            n += p.passes * one.accesses_per_pass();
+          }
+      }
+      return n * repeats;
+    }
+    case KernelKind::pchase: break;
+  }
   if (timing.mode == TimingMode::chain) return chasers * repeats;
   return iterations * chasers * repeats;
 }

@@ -213,11 +213,13 @@ void decode_carveout(const SpecNode* n, Experiment& e, Diagnostics& d) {
 }
 
 // Decodes the array fields shared by the pchase array and the phases arrays.
+// `zero_stride_ok`: the warp-access kernels read lane * stride, where stride 0
+// (every lane on one word: a broadcast) is a meaningful point.
 void decode_array_fields(const MapReader& r, ArraySpec& a, std::uint64_t elem, Diagnostics& d,
-                         const std::string& prefix) {
+                         const std::string& prefix, bool zero_stride_ok = false) {
   if (auto p = read_enum(r.get("pattern"), prefix + "pattern", kPatterns, d)) a.pattern = *p;
   if (auto v = read_bytes(r.get("size"), prefix + "size", elem, true, d)) a.size_bytes = *v;
-  if (auto v = read_bytes(r.get("stride"), prefix + "stride", elem, true, d)) a.stride_bytes = *v;
+  if (auto v = read_bytes(r.get("stride"), prefix + "stride", elem, !zero_stride_ok, d)) a.stride_bytes = *v;
   if (auto v = read_bytes(r.get("offset"), prefix + "offset", elem, false, d)) a.offset_bytes = *v;
   if (auto v = read_bytes(r.get("page"), prefix + "page", elem, true, d)) a.page_bytes = *v;
   read_count(r, "seed", a.seed, 0, ~0ull, d);
@@ -308,7 +310,8 @@ Experiment decode_experiment(const SpecNode& root, Diagnostics& d) {
 
   // array
   MapReader array(top.get("array"), "array.", kArrayKeys, d);
-  decode_array_fields(array, e.array, elem, d, "array.");
+  const bool warp_access = e.kernel == KernelKind::shared_stride || e.kernel == KernelKind::coalescing;
+  decode_array_fields(array, e.array, elem, d, "array.", warp_access);
   if (e.array.stride_bytes == 0 && array.get("stride") == nullptr) e.array.stride_bytes = elem;
   if (const SpecNode* idx = array.get("indices")) {
     if (!idx->is_sequence()) {
@@ -548,6 +551,12 @@ Experiment decode_experiment(const SpecNode& root, Diagnostics& d) {
     }
   }
 
+  if (warp_access && e.array.size_bytes != 0 &&
+      static_cast<std::uint64_t>(e.layout.threads - 1) * e.array.stride_bytes + elem > e.array.size_bytes)
+    d.error(loc_of(array.get("stride")),
+            "array.stride (" + format_bytes(e.array.stride_bytes) + ") x " + std::to_string(e.layout.threads - 1) +
+                " lanes reaches beyond the array (N = " + format_bytes(e.array.size_bytes) +
+                "): the warp's last lane would read outside it");
   if (e.path == LoadPath::constant && e.array.size_bytes > kConstantBankBytes)
     d.error(loc_of(array.get("size")), "array.size (" + format_bytes(e.array.size_bytes) +
                                            ") exceeds the 64 KiB constant bank that path const reads from");
@@ -572,11 +581,15 @@ Experiment decode_experiment(const SpecNode& root, Diagnostics& d) {
                 " accesses would drop all " + std::to_string(e.iterations) + " timed accesses (iterations)");
 
   if (e.samples_per_point() > e.max_samples) {
+    std::string how;
+    if (e.kernel == KernelKind::pchase && e.timing.mode == TimingMode::per_access)
+      how = std::to_string(e.iterations) + " timed accesses x " +
+            std::to_string(e.layout.chasers.size() * e.layout.blocks) + " chasing threads x " +
+            std::to_string(e.repeats) + " repeats = ";
     d.error(loc_of(top.get("iterations")),
-            "iterations: " + std::to_string(e.iterations) + " timed accesses x " +
-                std::to_string(e.layout.chasers.size() * e.layout.blocks) + " chasing threads x " +
-                std::to_string(e.repeats) + " repeats = " + std::to_string(e.samples_per_point()) +
-                " samples, more than the sample buffer allows (max_samples = " + std::to_string(e.max_samples) + ")");
+            std::string("iterations: ") + how + std::to_string(e.samples_per_point()) + " samples per " +
+                to_string(e.kernel) + " point, more than the sample buffer allows (max_samples = " +
+                std::to_string(e.max_samples) + ")");
   }
   return e;
 }

@@ -97,7 +97,7 @@ void apply_overrides(SpecNode& root, const std::vector<SpecOverride>& overrides,
     const std::string top = o.key.substr(0, o.key.find('.'));
     const auto& known = known_field_paths();
     const bool is_known = std::find(known.begin(), known.end(), o.key) != known.end() ||
-                          top == "sweep" || top == "arrays";
+                          top == "sweep" || top == "arrays" || top == "phases";
     if (!is_known) {
       std::string msg = "unknown key '" + o.key + "'";
       const std::string guess = closest_match(o.key, known);
@@ -159,7 +159,7 @@ Spec finish_loading(Spec spec, const LoadOptions& options, Diagnostics& d) {
   spec.base = decode_experiment(spec.root, d);
   if (spec.base.name.empty()) spec.base.name = fs::path(spec.path).stem().string();
   if (const SpecNode* sw = spec.root.find("sweep")) {
-    spec.sweep = parse_sweep(*sw, spec.max_points, d);
+    spec.sweep = parse_sweep(*sw, spec.max_points, d, &spec.sweep_options);
     const std::uint64_t count = spec.point_count();
     if (count > spec.max_points)
       d.error(spec.root.find_entry("sweep")->key_loc,
@@ -169,7 +169,8 @@ Spec finish_loading(Spec spec, const LoadOptions& options, Diagnostics& d) {
       for (const auto& axis : dim.axes) {
         const auto& known = known_field_paths();
         const std::string top = axis.field.substr(0, axis.field.find('.'));
-        if (std::find(known.begin(), known.end(), axis.field) == known.end() && top != "arrays") {
+        if (std::find(known.begin(), known.end(), axis.field) == known.end() && top != "arrays" &&
+            top != "phases") {
           std::string msg = "sweep: unknown field '" + axis.field + "'";
           const std::string guess = closest_match(axis.field, known);
           if (!guess.empty()) msg += "; did you mean '" + guess + "'?";
@@ -179,7 +180,13 @@ Spec finish_loading(Spec spec, const LoadOptions& options, Diagnostics& d) {
   }
   if (!d.empty()) throw SpecError(dedupe(d, 0));
   // Decode every point now so that a bad combination is caught before any run.
-  if (!spec.base.abstract && !spec.adaptive()) (void)spec.expand();
+  if (!spec.base.abstract && !spec.adaptive()) {
+    const auto points = spec.expand();
+    spec.skipped_points = sweep_point_count(spec.sweep) - points.size();
+    if (points.empty())
+      throw SpecError(spec.root.find_entry("sweep")->key_loc,
+                      "sweep: every combination is invalid (skip_invalid left no point to run)");
+  }
   return spec;
 }
 
@@ -197,7 +204,9 @@ Point Spec::make_point(std::size_t id, const std::vector<std::pair<std::string, 
   Point p;
   p.id = id;
   for (const auto& [field, value] : values) {
-    tree.set_path(field, value, value.loc);
+    if (!tree.set_path(field, value, value.loc))
+      throw SpecError(value.loc, "sweep: '" + field + "' does not name a field of this spec (a list index out of "
+                                 "range, or a part of it is not a mapping)");
     p.axis_values.emplace_back(field, value.scalar);
   }
   Diagnostics d;
@@ -212,7 +221,7 @@ std::vector<Point> Spec::expand() const {
     throw SpecError(root.find_entry("sweep")->key_loc,
                     "this sweep has an adaptive search axis; it is expanded while running, not in advance");
   std::vector<Point> points;
-  const std::uint64_t total = point_count();
+  const std::uint64_t total = sweep_point_count(sweep);
   points.reserve(static_cast<std::size_t>(total));
   std::vector<std::size_t> idx(sweep.size(), 0);
   // Errors repeat across points (one bad value fails every point it is in):
@@ -235,8 +244,9 @@ std::vector<Point> Spec::expand() const {
     for (std::size_t k = 0; k < sweep.size(); ++k)
       for (const auto& axis : sweep[k].axes) values.emplace_back(axis.field, axis.values[idx[k]]);
     try {
-      points.push_back(make_point(static_cast<std::size_t>(n), values));
+      points.push_back(make_point(points.size(), values));
     } catch (const SpecError& e) {
+      if (sweep_options.skip_invalid) continue;
       ++failed;
       std::string which;
       for (const auto& [f, v] : values) which += (which.empty() ? "" : ", ") + f + "=" + v.scalar;

@@ -38,9 +38,12 @@ struct Spec {
   SpecNode root;                        // merged tree (includes + overrides)
   Experiment base;                      // decoded without sweep values
   std::vector<SweepDimension> sweep;
+  SweepOptions sweep_options;
   std::uint64_t max_points = kDefaultMaxPoints;
+  std::uint64_t skipped_points = 0;  // invalid combinations left out (sweep.skip_invalid)
 
-  [[nodiscard]] std::uint64_t point_count() const { return sweep_point_count(sweep); }
+  // Points that run: the sweep's combinations less the skipped invalid ones.
+  [[nodiscard]] std::uint64_t point_count() const { return sweep_point_count(sweep) - skipped_points; }
   [[nodiscard]] bool adaptive() const;
   // Every point of the (non-adaptive) sweep, decoded and checked. Throws
   // SpecError naming the axis value at fault.

@@ -2,6 +2,7 @@
 
 #include <yaml-cpp/yaml.h>
 
+#include <cctype>
 #include <fstream>
 #include <set>
 #include <sstream>
@@ -44,10 +45,24 @@ static std::vector<std::string> split_dotted(const std::string& dotted) {
   return parts;
 }
 
+// A path component that is a number indexes a list: "phases.2.thread".
+static bool list_index(const std::string& part, std::size_t& index) {
+  if (part.empty() || part.size() > 6) return false;
+  for (char c : part)
+    if (!std::isdigit(static_cast<unsigned char>(c))) return false;
+  index = std::stoul(part);
+  return true;
+}
+
 const SpecNode* SpecNode::find_path(const std::string& dotted) const {
   const SpecNode* node = this;
   for (const auto& part : split_dotted(dotted)) {
-    node = node->find(part);
+    std::size_t i = 0;
+    if (node->is_sequence() && list_index(part, i)) {
+      node = i < node->items.size() ? &node->items[i] : nullptr;
+    } else {
+      node = node->find(part);
+    }
     if (node == nullptr) return nullptr;
   }
   return node;
@@ -57,6 +72,12 @@ bool SpecNode::set_path(const std::string& dotted, SpecNode value, const Locatio
   const auto parts = split_dotted(dotted);
   SpecNode* node = this;
   for (std::size_t i = 0; i + 1 < parts.size(); ++i) {
+    std::size_t index = 0;
+    if (node->is_sequence() && list_index(parts[i], index)) {
+      if (index >= node->items.size()) return false;
+      node = &node->items[index];
+      continue;
+    }
     SpecNode* next = node->find(parts[i]);
     if (next == nullptr) {
       node->set(parts[i], make_map(key_loc), key_loc);
@@ -64,9 +85,10 @@ bool SpecNode::set_path(const std::string& dotted, SpecNode value, const Locatio
     } else if (next->kind == Kind::null) {
       *next = make_map(key_loc);
     }
-    if (next->kind != Kind::map) return false;
+    if (next->kind != Kind::map && next->kind != Kind::sequence) return false;
     node = next;
   }
+  if (!node->is_map() && !node->is_null()) return false;
   node->set(parts.back(), std::move(value), key_loc);
   return true;
 }

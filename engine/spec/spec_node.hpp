@@ -31,10 +31,10 @@ struct SpecNode {
   [[nodiscard]] const SpecNode* find(const std::string& key) const;
   [[nodiscard]] SpecNode* find(const std::string& key);
   [[nodiscard]] const Entry* find_entry(const std::string& key) const;
-  // Dotted path access: "array.size".
+  // Dotted path access: "array.size"; a numeric component indexes a list ("phases.1.thread").
   [[nodiscard]] const SpecNode* find_path(const std::string& dotted) const;
   // Creates missing maps along the path; replaces the leaf. Returns false when a
-  // component on the way is a non-map value.
+  // component on the way is a non-map value or a list index out of range.
   bool set_path(const std::string& dotted, SpecNode value, const Location& key_loc);
   void set(const std::string& key, SpecNode value, const Location& key_loc);
   void erase(const std::string& key);

@@ -233,7 +233,8 @@ bool SweepDimension::adaptive() const {
   return false;
 }
 
-std::vector<SweepDimension> parse_sweep(const SpecNode& sweep, std::uint64_t limit, Diagnostics& d) {
+std::vector<SweepDimension> parse_sweep(const SpecNode& sweep, std::uint64_t limit, Diagnostics& d,
+                                        SweepOptions* options) {
   std::vector<SweepDimension> dims;
   if (sweep.is_null()) return dims;
   if (!sweep.is_map()) {
@@ -249,6 +250,13 @@ std::vector<SweepDimension> parse_sweep(const SpecNode& sweep, std::uint64_t lim
     return true;
   };
   for (const auto& e : sweep.entries) {
+    if (e.key == "skip_invalid") {
+      const bool yes = e.value.is_scalar() && (e.value.scalar == "true" || e.value.scalar == "yes");
+      const bool no = e.value.is_scalar() && (e.value.scalar == "false" || e.value.scalar == "no");
+      if (!yes && !no) d.error(e.value.loc, "sweep skip_invalid: expected true or false");
+      if (options != nullptr) options->skip_invalid = yes;
+      continue;
+    }
     if (e.key == "zip") {
       const std::vector<SpecNode> groups =
           e.value.is_sequence() ? e.value.items : std::vector<SpecNode>{e.value};

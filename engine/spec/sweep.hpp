@@ -37,9 +37,16 @@ struct SweepDimension {
   [[nodiscard]] bool adaptive() const;
 };
 
+struct SweepOptions {
+  // Leave out (and count) points whose combination is invalid, e.g. stride > N
+  // in a Saavedra N x s grid, instead of reporting them as errors.
+  bool skip_invalid = false;
+};
+
 // Parses the `sweep:` section. `limit` bounds every single axis before it is
 // materialised, so a runaway range cannot exhaust memory.
-std::vector<SweepDimension> parse_sweep(const SpecNode& sweep, std::uint64_t limit, Diagnostics& diags);
+std::vector<SweepDimension> parse_sweep(const SpecNode& sweep, std::uint64_t limit, Diagnostics& diags,
+                                        SweepOptions* options = nullptr);
 
 // Product of the dimension sizes, saturating at UINT64_MAX.
 std::uint64_t sweep_point_count(const std::vector<SweepDimension>& dims);

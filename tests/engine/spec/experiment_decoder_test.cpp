@@ -122,7 +122,28 @@ TEST_CASE("more samples than the sample buffer allows") {
   const std::string e =
       errors_of("dissect: 1\narray: {size: 1 KiB}\niterations: 1000000\nlayout: {threads: 32, chasers: all}\n");
   CHECK(e.find("t.yaml:3:13: iterations: 1000000 timed accesses x 32 chasing threads x 1 repeats = 32000000 "
-               "samples, more than the sample buffer allows (max_samples = 16777216)") != std::string::npos);
+               "samples per pchase point, more than the sample buffer allows (max_samples = 16777216)") != std::string::npos);
+}
+
+TEST_CASE("samples per point depend on what the kernel records") {
+  // throughput: one sample per warp, however many loads each warp makes
+  const Spec t = load_spec_text(
+      "dissect: 1\nkernel: throughput\npath: cg\narray: {size: 1 GiB}\niterations: 100000\n"
+      "layout: {blocks: 1024, threads: 256, chasers: all}\n",
+      "t.yaml");
+  CHECK(t.base.samples_per_point() == 1024 * 8);
+  // shared_stride: one sample per lane per repeat; stride 0 (broadcast) is allowed
+  const Spec s = load_spec_text(
+      "dissect: 1\nkernel: shared_stride\narray: {size: 8 KiB, stride: 0 B}\nlayout: {threads: 32}\nrepeats: 3\n",
+      "t.yaml");
+  CHECK(s.base.samples_per_point() == 96);
+  CHECK(s.base.path == LoadPath::shared);
+  // the last lane must stay inside the array
+  CHECK(errors_of("dissect: 1\nkernel: shared_stride\narray: {size: 1 KiB, stride: 64 B}\nlayout: {threads: 32}\n")
+            .find("x 31 lanes reaches beyond the array") != std::string::npos);
+  // stride 0 stays an error for chases
+  CHECK(errors_of("dissect: 1\narray: {size: 1 KiB, stride: 0 B}\n").find("array.stride must be larger than zero") !=
+        std::string::npos);
 }
 
 TEST_CASE("contradictory settings") {

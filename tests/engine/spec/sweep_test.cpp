@@ -194,3 +194,49 @@ sweep:
   CHECK(errors_of("dissect: 1\narray: {size: 1 KiB}\nsweep:\n  array.size: {search: bisect, from: 1 KiB, to: 2 KiB}\n")
             .find("search goal must be 'knee'") != std::string::npos);
 }
+
+TEST_CASE("skip_invalid leaves out invalid combinations (Saavedra grid: s <= N)") {
+  const Spec s = load_spec_text(R"(dissect: 1
+array: {size: 1 KiB}
+sweep:
+  skip_invalid: true
+  array.size: [1 KiB, 2 KiB, 4 KiB]
+  array.stride: [1 KiB, 2 KiB, 4 KiB]
+)",
+                                "t");
+  CHECK(s.point_count() == 6);
+  CHECK(s.skipped_points == 3);
+  const auto pts = s.expand();
+  REQUIRE(pts.size() == 6);
+  for (std::size_t i = 0; i < pts.size(); ++i) {
+    CHECK(pts[i].id == i);
+    CHECK(pts[i].experiment.array.stride_bytes <= pts[i].experiment.array.size_bytes);
+  }
+  CHECK(errors_of("dissect: 1\narray: {size: 1 KiB}\nsweep:\n  skip_invalid: true\n  array.stride: [4 KiB]\n")
+            .find("every combination is invalid") != std::string::npos);
+  CHECK(errors_of("dissect: 1\narray: {size: 1 KiB}\nsweep:\n  skip_invalid: maybe\n  array.stride: [4 B]\n")
+            .find("skip_invalid: expected true or false") != std::string::npos);
+}
+
+TEST_CASE("a sweep can reach into a list: phases.N.field") {
+  const Spec s = load_spec_text(R"(dissect: 1
+kernel: phases
+layout: {threads: 128}
+arrays:
+  a: {path: tex, size: 8 KiB, stride: 32 B}
+  b: {path: tex, size: 8 KiB, stride: 32 B}
+phases:
+  - {thread: 0, array: a, action: warm}
+  - {thread: 32, array: b, action: warm}
+  - {thread: 0, array: a, action: measure}
+sweep:
+  phases.1.thread: [32, 64, 96]
+)",
+                                "t");
+  const auto pts = s.expand();
+  REQUIRE(pts.size() == 3);
+  CHECK(pts[2].experiment.phases[1].thread == 96);
+  CHECK(errors_of("dissect: 1\nkernel: phases\narrays: {a: {size: 1 KiB}}\nphases: [{array: a, action: measure}]\n"
+                  "sweep:\n  phases.5.thread: [1]\n")
+            .find("does not name a field of this spec") != std::string::npos);
+}
