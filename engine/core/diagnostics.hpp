@@ -56,6 +56,14 @@ class RunError : public std::runtime_error {
   using std::runtime_error::runtime_error;
 };
 
+// Thrown by a device that cannot run what a spec asks for at all (a load path a
+// simulated profile does not describe, a path the GPU generation lacks). Runs
+// record it as status "unsupported"; it is a property of the device, not a failure.
+class UnsupportedError : public RunError {
+ public:
+  using RunError::RunError;
+};
+
 // "Did you mean" helper: the closest candidate by edit distance, or "" when
 // nothing is close enough to be a plausible typo.
 std::string closest_match(const std::string& word, const std::vector<std::string>& candidates);

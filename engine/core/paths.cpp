@@ -15,11 +15,13 @@ std::string executable_dir() {
   return ec ? std::string(".") : exe.parent_path().string();
 }
 
+// The source tree comes first when it exists (a developer's edits take effect
+// without a rebuild); a carried or installed build uses the copy next to it.
 static std::string find_data(const char* env, const std::string& leaf) {
   if (const char* v = std::getenv(env); v != nullptr && *v != '\0') return v;
   const fs::path exe = executable_dir();
-  const std::vector<fs::path> candidates{exe / "share" / "dissect" / leaf, exe.parent_path() / "share" / "dissect" / leaf,
-                                         fs::path(DISSECT_SOURCE_DIR) / leaf};
+  const std::vector<fs::path> candidates{fs::path(DISSECT_SOURCE_DIR) / leaf, exe / "share" / "dissect" / leaf,
+                                         exe.parent_path() / "share" / "dissect" / leaf};
   for (const auto& c : candidates)
     if (fs::is_directory(c)) return c.string();
   return (fs::path(DISSECT_SOURCE_DIR) / leaf).string();

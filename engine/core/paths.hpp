@@ -1,7 +1,8 @@
 #pragma once
 // Where dissect finds its data at run time: kernel templates and the spec
 // library (device profiles included). Looked up, in order: the environment
-// variable, next to the binary (build folder or install prefix), the source tree.
+// variable, the source tree the binary was built from (if it still exists), next
+// to the binary (build folder or install prefix).
 #include <string>
 
 namespace dissect {

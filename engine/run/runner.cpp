@@ -91,6 +91,9 @@ RunOutcome run_spec(const Spec& spec, Device& device, const RunOptions& options,
   try {
     out.timings = device.run(req, sink);
     out.status = stop.load() && writer.points_written() < points.size() ? "interrupted" : "complete";
+  } catch (const UnsupportedError& e) {
+    out.status = "unsupported";
+    out.error = e.what();
   } catch (const std::exception& e) {
     out.status = "failed";
     out.error = e.what();

@@ -19,7 +19,7 @@ struct RunOptions {
 
 struct RunOutcome {
   std::string bundle_dir;
-  std::string status;  // complete | interrupted | failed
+  std::string status;  // complete | interrupted | failed | unsupported (the device cannot run it)
   std::string error;   // for failed
   std::size_t points_total = 0;
   std::size_t points_done = 0;

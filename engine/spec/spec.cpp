@@ -105,8 +105,23 @@ void apply_overrides(SpecNode& root, const std::vector<SpecOverride>& overrides,
       d.error(Location{where, 1, 7}, msg);
       continue;
     }
-    if (!root.set_path(o.key, value, Location{where, 1, 7}))
-      d.error(Location{where, 1, 7}, "cannot set '" + o.key + "': a part of it is not a mapping");
+    // Sweep axes are keyed by whole dotted field names: "sweep.array.size" sets
+    // the axis "array.size" of the sweep mapping.
+    bool ok = false;
+    if (o.key.rfind("sweep.", 0) == 0 && o.key.size() > 6) {
+      SpecNode* sweep = root.find("sweep");
+      if (sweep == nullptr || sweep->is_null()) {
+        root.set("sweep", SpecNode::make_map(Location{where, 1, 7}), Location{where, 1, 7});
+        sweep = root.find("sweep");
+      }
+      if (sweep->is_map()) {
+        sweep->set(o.key.substr(6), value, Location{where, 1, 7});
+        ok = true;
+      }
+    } else {
+      ok = root.set_path(o.key, value, Location{where, 1, 7});
+    }
+    if (!ok) d.error(Location{where, 1, 7}, "cannot set '" + o.key + "': a part of it is not a mapping");
   }
 }
 

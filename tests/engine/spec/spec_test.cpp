@@ -54,11 +54,12 @@ TEST_CASE("--set overrides fields, including sweeps, and errors name the option"
   TempDir dir;
   const std::string spec = dir.write("s.yaml", "dissect: 1\narray: {size: 1 KiB}\n");
   LoadOptions o;
-  o.overrides = {{"array.size", "16 KiB"}, {"path", "cg"}, {"sweep.iterations", "[1, 2, 3]"}};
+  o.overrides = {{"array.size", "16 KiB"}, {"path", "cg"}, {"sweep.iterations", "[1, 2, 3]"},
+                 {"sweep.array.stride", "[4 B, 8 B]"}};
   const Spec s = load_spec(spec, o);
   CHECK(s.base.array.size_bytes == 16384);
   CHECK(s.base.path == LoadPath::cg);
-  CHECK(s.point_count() == 3);
+  CHECK(s.point_count() == 6);  // the sweep axis "array.stride" is one key, not array: {stride: }
 
   LoadOptions bad;
   bad.overrides = {{"array.sise", "16 KiB"}};

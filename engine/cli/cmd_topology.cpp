@@ -1,0 +1,95 @@
+#include <unistd.h>
+
+#include <boost/program_options.hpp>
+#include <csignal>
+#include <filesystem>
+#include <iostream>
+
+#include "engine/cli/cli.hpp"
+#include "engine/device/device.hpp"
+#include "engine/topology/topology_runner.hpp"
+
+namespace dissect::cli {
+namespace po = boost::program_options;
+
+namespace {
+std::atomic<bool> g_topology_stop{false};
+extern "C" void on_topology_interrupt(int) {
+  g_topology_stop.store(true);
+  std::signal(SIGINT, SIG_DFL);
+}
+// The modern simulated profile the command falls back to without a GPU.
+constexpr const char* kFallbackProfile = "sim:h100-like";
+}  // namespace
+
+int cmd_topology(const Args& args, const std::vector<std::string>& full_argv) {
+  po::options_description opts(
+      "Usage: dissect topology [--device D] [--out DIR] [--json] [--fast]\n\n"
+      "Maps the memory hierarchy of a GPU in one command: for each cache its size, line size,\n"
+      "fetch granularity, latency (raw and timer-corrected, cycles and ns), sets and ways,\n"
+      "replacement policy, sharing and count per SM; L2 near/far levels; main-memory latency;\n"
+      "TLB levels and page size; shared-memory latency and banks; bandwidths. Experiments are\n"
+      "chained (each sized from the earlier ones), sizes are found by adaptive knee search, and\n"
+      "SM-private points run one per SM in parallel. Writes <out>/topology.json and one bundle\n"
+      "per experiment under <out>. Without --device: GPU 0 if there is one, else the simulated\n"
+      "H100-like profile (said on the first line).\n\nOptions");
+  std::string device_sel, out_dir;
+  std::vector<std::string> only;
+  opts.add_options()("help,h", "this text")("device,d", po::value(&device_sel),
+                                            "a CUDA ordinal or sim:<profile> ('dissect list devices')")(
+      "out,o", po::value(&out_dir)->default_value("topology"), "output directory (bundles + topology.json)")(
+      "json", "print topology.json instead of the table")(
+      "fast", "skip the slow experiments (bandwidth); what CI runs on simulated GPUs")(
+      "only", po::value(&only)->composing(), "run only this step (repeatable; see topology.json's experiment ids)")(
+      "quiet,q", "no progress on stderr");
+  po::variables_map vm;
+  try {
+    po::store(po::command_line_parser(args).options(opts).run(), vm);
+    po::notify(vm);
+  } catch (const po::error& e) {
+    std::cerr << "dissect topology: " << e.what() << "\n" << opts << "\n";
+    return kExitInvalid;
+  }
+  if (vm.count("help")) {
+    std::cout << opts << "\n";
+    return kExitOk;
+  }
+  std::unique_ptr<Device> device;
+  std::string note;
+  try {
+    if (!device_sel.empty()) {
+      device = open_device(device_sel);
+    } else {
+      try {
+        device = open_device("0");
+      } catch (const RunError& e) {
+        note = std::string("no GPU here (") + e.what() + "); mapping the simulated H100-like GPU (" +
+               kFallbackProfile + ") instead";
+        device = open_device(kFallbackProfile);
+      }
+    }
+  } catch (const RunError& e) {
+    std::cerr << "dissect topology: " << e.what() << "\n";
+    return kExitFailure;
+  }
+  const bool json_out = vm.count("json") != 0;
+  if (!note.empty()) (json_out ? std::cerr : std::cout) << note << "\n";
+  else if (!json_out) std::cout << "mapping " << device->selector() << "\n";
+
+  std::signal(SIGINT, on_topology_interrupt);
+  TopologyOptions o;
+  o.out_dir = out_dir;
+  o.fast = vm.count("fast") != 0;
+  o.progress = vm.count("quiet") == 0 && ::isatty(2) != 0;
+  o.argv = full_argv;
+  o.only = only;
+  const auto result = run_topology(*device, o, g_topology_stop);
+  if (json_out) std::cout << result.dump(2) << "\n";
+  else std::cout << topology_table(result) << "\nwritten: " << out_dir << "/topology.json\n";
+  if (result.value("status", std::string()) == "interrupted") return kExitInterrupted;
+  for (const auto& e : result["experiments"])
+    if (e.value("status", std::string()) == "failed") return kExitFailure;
+  return kExitOk;
+}
+
+}  // namespace dissect::cli

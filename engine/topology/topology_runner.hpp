@@ -1,0 +1,28 @@
+#pragma once
+// Runs the topology plan on one device: one bundle per step under the output
+// directory, each step sized from what the earlier steps measured. A failing
+// step is recorded and the suite goes on; Ctrl-C stops after the step in hand.
+#include <atomic>
+#include <string>
+
+#include <nlohmann/json.hpp>
+
+#include "engine/device/device.hpp"
+
+namespace dissect {
+
+struct TopologyOptions {
+  std::string out_dir = "topology";  // bundles go to <out_dir>/<step id>
+  bool fast = false;                 // skip the slow steps (bandwidth); CI uses this on sim
+  bool progress = false;             // progress on stderr
+  std::vector<std::string> argv;
+  std::vector<std::string> only;     // run only these step ids (empty: all)
+};
+
+// Returns the topology result (the content of topology.json).
+nlohmann::json run_topology(Device& device, const TopologyOptions& options, const std::atomic<bool>& stop);
+
+// The result as a table for a terminal (topology_table.cpp).
+std::string topology_table(const nlohmann::json& result);
+
+}  // namespace dissect
