@@ -30,9 +30,12 @@ configure: deps
 build: configure
 	@cmake --build $(BUILD) -j$(JOBS)
 
-# The main job: validate the whole spec library (every sweep point is decoded).
+# The main job: map the GPU (GPU 0, or the simulated H100-like GPU when there is
+# none: the first line of the output says which), after checking the spec library.
+TOPOLOGY_OUT ?= topology
 main: build
-	$(DISSECT) validate specs/
+	$(DISSECT) validate specs/ >/dev/null
+	$(DISSECT) topology --out $(TOPOLOGY_OUT)
 
 validate: build
 	$(DISSECT) validate specs/

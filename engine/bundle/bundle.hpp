@@ -46,7 +46,7 @@ class BundleWriter {
   [[nodiscard]] std::size_t points_written() const { return points_written_; }
 
  private:
-  void write_header();
+  void write_header(bool durable = true);
   std::string dir_;
   nlohmann::json header_;
   int trace_fd_ = -1;

@@ -1,6 +1,7 @@
 #include <fcntl.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <cstring>
 #include <filesystem>
@@ -18,7 +19,7 @@ namespace {
 const std::vector<std::string> kTraceColumns{"point_id", "thread", "seq", "offset_bytes", "latency", "sm_id", "phase"};
 const std::vector<std::string> kResultColumns{
     "accesses_per_pass", "discard_passes", "sm_id", "timer_overhead_cycles", "kernel_ms", "sm_clock_khz",
-    "samples", "lat_min", "lat_p5", "lat_median", "lat_mean", "lat_p95", "lat_max", "axes"};
+    "samples", "lat_min", "lat_p5", "lat_median", "lat_mean", "lat_p95", "lat_max", "axes", "device_notes"};
 
 int open_append(const std::string& path) {
   const int fd = ::open(path.c_str(), O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0644);
@@ -52,7 +53,7 @@ BundleWriter::BundleWriter(std::string dir, nlohmann::json header) : dir_(std::m
   header_["schema_version"] = kBundleSchemaVersion;
   header_["status"] = "running";
   header_["points_completed"] = 0;
-  write_header();
+  write_header(false);  // "running": made durable by finish()
   trace_fd_ = open_append((fs::path(dir_) / "trace.csv").string());
   points_fd_ = open_append((fs::path(dir_) / "points.csv").string());
   append_all(trace_fd_, csv_row(kTraceColumns), "trace.csv");
@@ -63,8 +64,8 @@ BundleWriter::~BundleWriter() {
   if (points_fd_ >= 0) ::close(points_fd_);
 }
 
-void BundleWriter::write_header() {
-  write_file_atomic((fs::path(dir_) / "bundle.json").string(), header_.dump(2) + "\n");
+void BundleWriter::write_header(bool durable) {
+  write_file_atomic((fs::path(dir_) / "bundle.json").string(), header_.dump(2) + "\n", durable);
 }
 
 void BundleWriter::append_point(const Point& point, const PointTrace& trace) {
@@ -103,13 +104,19 @@ void BundleWriter::append_point(const Point& point, const PointTrace& trace) {
   const LatencySummary sum = summarize(std::move(lat));
   std::string axes;
   for (const auto& [f, v] : point.axis_values) axes += (axes.empty() ? "" : "; ") + f + "=" + v;
+  // How the device ran the point (launch mode, shared memory, ...): trace params that are
+  // not point parameters, as "key=value; ...".
+  std::string notes;
+  for (const auto& [k, v] : trace.params)
+    if (std::none_of(params.begin(), params.end(), [&](const auto& kv) { return kv.first == k; }))
+      notes += (notes.empty() ? "" : "; ") + k + "=" + v;
   std::vector<std::string> row{pid, trace.status};
   for (const auto& [k, v] : params) row.push_back(v);
   for (const std::string& v :
        {std::to_string(trace.accesses_per_pass), std::to_string(trace.discard_passes), std::to_string(trace.sm_id),
         format_number(trace.timer_overhead_cycles), format_number(trace.kernel_ms), format_number(trace.sm_clock_khz),
         std::to_string(sum.count), format_number(sum.min), format_number(sum.p5), format_number(sum.median),
-        format_number(sum.mean), format_number(sum.p95), format_number(sum.max), axes})
+        format_number(sum.mean), format_number(sum.p95), format_number(sum.max), axes, notes})
     row.push_back(v);
   append_all(points_fd_, csv_row(row), dir_ + "/points.csv");
   ++points_written_;
@@ -119,11 +126,12 @@ void BundleWriter::add_kernel(const KernelArtifact& a) {
   const fs::path k = fs::path(dir_) / "kernels";
   const std::string stem = safe_name(a.name);
   if (fs::exists(k / (stem + ".cu"))) return;  // same kernel, already kept
-  write_file_atomic((k / (stem + ".cu")).string(), a.source);
-  if (!a.ptx.empty()) write_file_atomic((k / (stem + ".ptx")).string(), a.ptx);
-  if (!a.sass.empty()) write_file_atomic((k / (stem + ".sass")).string(), a.sass);
-  if (!a.log.empty()) write_file_atomic((k / (stem + ".log")).string(), a.log);
-  if (!a.meta.is_null()) write_file_atomic((k / (stem + ".json")).string(), a.meta.dump(2) + "\n");
+  // Kernel proofs can be regenerated from the spec: atomic, but not fsynced.
+  write_file_atomic((k / (stem + ".cu")).string(), a.source, false);
+  if (!a.ptx.empty()) write_file_atomic((k / (stem + ".ptx")).string(), a.ptx, false);
+  if (!a.sass.empty()) write_file_atomic((k / (stem + ".sass")).string(), a.sass, false);
+  if (!a.log.empty()) write_file_atomic((k / (stem + ".log")).string(), a.log, false);
+  if (!a.meta.is_null()) write_file_atomic((k / (stem + ".json")).string(), a.meta.dump(2) + "\n", false);
 }
 
 void BundleWriter::finish(const std::string& status, const nlohmann::json& extra) {

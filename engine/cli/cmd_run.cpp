@@ -6,6 +6,7 @@
 
 #include "engine/bundle/bundle.hpp"
 #include "engine/cli/cli.hpp"
+#include "engine/device/cuda/cuda_preview.hpp"
 #include "engine/device/device.hpp"
 #include "engine/run/runner.hpp"
 #include "engine/spec/units.hpp"
@@ -46,7 +47,7 @@ int cmd_run(const Args& args, const std::vector<std::string>& full_argv) {
       "before anything runs. Ctrl-C stops after the point in hand; the bundle keeps every\n"
       "completed point.\n\nOptions");
   std::vector<std::string> specs, sets;
-  std::string device_sel, out_dir;
+  std::string device_sel, out_dir, arch_text;
   std::uint64_t max_points = 0;
   opts.add_options()("help,h", "this text")(
       "device,d", po::value(&device_sel),
@@ -57,6 +58,8 @@ int cmd_run(const Args& args, const std::vector<std::string>& full_argv) {
       "dry-run,n", "print the expanded points (and generated kernel sources where available); run nothing")(
       "max-points", po::value(&max_points), "sweep point limit (default: the spec's max_points, else 100000)")(
       "no-analyze", "do not run the spec's analyzers after the run")(
+      "arch", po::value(&arch_text),
+      "with --dry-run: architecture of the printed kernels, e.g. sm_80 (default: the GPU's, else sm_90)")(
       "quiet,q", "no progress on stderr");
   po::options_description hidden;
   hidden.add_options()("spec", po::value(&specs)->composing());
@@ -122,6 +125,7 @@ int cmd_run(const Args& args, const std::vector<std::string>& full_argv) {
       }
       const auto points = spec.expand();
       for (const auto& p : points) print_point(p);
+      if (device_sel.rfind("sim:", 0) != 0) std::cout << dry_run_kernel_text(points, arch_text, device_sel);
     }
     return kExitOk;
   }

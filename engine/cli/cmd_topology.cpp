@@ -19,7 +19,7 @@ extern "C" void on_topology_interrupt(int) {
   std::signal(SIGINT, SIG_DFL);
 }
 // The modern simulated profile the command falls back to without a GPU.
-constexpr const char* kFallbackProfile = "sim:h100-like";
+constexpr const char* kFallbackProfile = "sim:h100-sxm";
 }  // namespace
 
 int cmd_topology(const Args& args, const std::vector<std::string>& full_argv) {

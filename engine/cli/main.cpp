@@ -21,6 +21,9 @@ Commands:
                          (--device sim:<profile>) into result bundles, then analyse them
   analyze BUNDLE         run analyzers on a result bundle
   analyze --trace CSV    ... or on a trace CSV from another tool
+  report BUNDLE...       report.md with findings and plots (gnuplot: SVG + PNG)
+  topology               map a whole GPU in one command: sizes, lines, latencies, sets,
+                         policies, sharing, TLBs, banks, bandwidths (-> topology.json)
   list specs|analyzers|devices
                          what is available
 
@@ -61,6 +64,8 @@ int main(int argc, char** argv) {
     if (verb == "run") return cmd_run(args, full);
     if (verb == "list") return cmd_list(args);
     if (verb == "analyze" || verb == "analyse") return cmd_analyze(args);
+    if (verb == "report") return cmd_report(args);
+    if (verb == "topology") return cmd_topology(args, full);
     std::cerr << "dissect: unknown command '" << verb << "'\n\n" << kUsage;
     return kExitInvalid;
   } catch (const std::exception& e) {

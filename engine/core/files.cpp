@@ -23,7 +23,7 @@ std::string read_text_file(const std::string& path) {
   return ss.str();
 }
 
-void write_file_atomic(const std::string& path, const std::string& content) {
+void write_file_atomic(const std::string& path, const std::string& content, bool durable) {
   std::random_device rd;
   const std::string tmp = path + ".tmp." + std::to_string(::getpid()) + "." + std::to_string(rd());
   const int fd = ::open(tmp.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0644);
@@ -35,7 +35,7 @@ void write_file_atomic(const std::string& path, const std::string& content) {
     ::unlink(tmp.c_str());
     throw;
   }
-  ::fsync(fd);
+  if (durable) ::fsync(fd);
   ::close(fd);
   if (::rename(tmp.c_str(), path.c_str()) != 0) {
     const int err = errno;

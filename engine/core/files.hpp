@@ -8,8 +8,10 @@ namespace dissect {
 std::string read_text_file(const std::string& path);
 // Writes `content` to a temporary file in the same directory, then renames it
 // over `path`: readers see the old or the new file, never half of one, and
-// concurrent writers of the same content cannot corrupt it.
-void write_file_atomic(const std::string& path, const std::string& content);
+// concurrent writers of the same content cannot corrupt it. `durable` also
+// fsyncs (survives power loss); proofs that can be regenerated skip it, since
+// every fsync costs milliseconds of a run's wall time.
+void write_file_atomic(const std::string& path, const std::string& content, bool durable = true);
 // Appends `content` with one write() loop to an O_APPEND file descriptor.
 void append_all(int fd, const std::string& content, const std::string& what);
 // ISO-8601 UTC timestamp, e.g. 2026-11-22T10:11:12Z.

@@ -5,11 +5,16 @@
 
 namespace dissect {
 
+DeviceFactory sim_device_factory();   // engine/device/sim/sim_device.cpp
+DeviceFactory cuda_device_factory();  // engine/device/cuda/cuda_device.cpp
+
 // Each device family contributes one factory; a new family is one file plus
 // one line here.
 const std::vector<DeviceFactory>& device_factories() {
   static const std::vector<DeviceFactory> factories = [] {
     std::vector<DeviceFactory> f;
+    f.push_back(sim_device_factory());
+    f.push_back(cuda_device_factory());
     return f;
   }();
   return factories;

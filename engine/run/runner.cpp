@@ -9,6 +9,7 @@
 #include "dissect_git_revision.hpp"
 #include "engine/bundle/bundle.hpp"
 #include "engine/core/files.hpp"
+#include "engine/run/adaptive_search.hpp"
 
 namespace dissect {
 namespace {
@@ -75,9 +76,7 @@ RunOutcome run_spec(const Spec& spec, Device& device, const RunOptions& options,
   RunOutcome out;
   if (spec.base.abstract)
     throw RunError(spec.path + ": an abstract base spec (abstract: true) is for include:, not for running");
-  if (spec.adaptive())
-    throw RunError(spec.path + ": adaptive search axes are not supported by this build yet");
-  const std::vector<Point> points = spec.expand();
+  const std::vector<Point> points = spec.adaptive() ? std::vector<Point>{} : spec.expand();
   out.points_total = points.size();
 
   BundleWriter writer(fresh_bundle_dir(options.out_parent, spec.base.name), bundle_header(spec, device, options));
@@ -88,9 +87,18 @@ RunOutcome run_spec(const Spec& spec, Device& device, const RunOptions& options,
   req.spec = &spec;
   req.points = points;
   req.stop = &stop;
+  nlohmann::json search_log;
   try {
-    out.timings = device.run(req, sink);
-    out.status = stop.load() && writer.points_written() < points.size() ? "interrupted" : "complete";
+    if (spec.adaptive()) {  // points chosen while running (engine/run/adaptive_search.hpp)
+      const AdaptiveSearchOutcome a = run_adaptive_search(spec, device, sink, stop);
+      out.timings = a.timings;
+      out.points_total = a.points;
+      search_log = a.log;
+      out.status = stop.load() ? "interrupted" : "complete";
+    } else {
+      out.timings = device.run(req, sink);
+      out.status = stop.load() && writer.points_written() < points.size() ? "interrupted" : "complete";
+    }
   } catch (const UnsupportedError& e) {
     out.status = "unsupported";
     out.error = e.what();
@@ -107,6 +115,7 @@ RunOutcome run_spec(const Spec& spec, Device& device, const RunOptions& options,
                       {"launches", out.timings.launches},
                       {"points", out.points_done}};
   if (!out.error.empty()) extra["error"] = out.error;
+  if (!search_log.is_null()) extra["adaptive_search"] = search_log;
   writer.finish(out.status, extra);
 
   if (options.analyze && out.points_done > 0 && !spec.base.analyzers.empty()) {

@@ -140,7 +140,7 @@ void add_cache_steps(std::vector<TopologyStep>& plan, const std::string& cache, 
                                                                         passes * n / 4, 1u << 20))}};
                   },
                   [cache](json& r, const std::vector<Finding>& fs) { absorb_line(r, cache, fs); }});
-  // Sets: s = b, N = C + k b, k = 0..64 (Mei & Chu stage 2).
+  // Sets: s = b, N = C + k b (Mei & Chu stage 2).
   plan.push_back({cache + "_sets", cache + "_sets.yaml", label + " sets", true, cache,
                   [cache](const json& r, std::string& why) -> Overrides {
                     auto c = measured(r, cache, "size_bytes");
@@ -150,12 +150,15 @@ void add_cache_steps(std::vector<TopologyStep>& plan, const std::string& cache, 
                     }
                     const std::uint64_t b = step_bytes(r, cache);
                     const std::uint64_t from = round_to(*c, b);
+                    // Up to one step per set of a 2-way cache (at most 512): the staircase
+                    // must end inside the sweep, or the analyzer cannot count its steps.
+                    const std::uint64_t steps = std::clamp<std::uint64_t>(from / b / 2, 8, 512);
                     return std::vector<SpecOverride>{
                         {"array.stride", bytes(b)},
                         {"array.size", bytes(from)},
-                        {"iterations", std::to_string(std::min<std::uint64_t>(4 * (from / b + 64), 1u << 20))},
+                        {"iterations", std::to_string(std::min<std::uint64_t>(4 * (from / b + steps), 1u << 20))},
                         {"sweep.array.size",
-                         "{from: " + bytes(from) + ", to: " + bytes(from + 64 * b) + ", step: " + bytes(b) + "}"}};
+                         "{from: " + bytes(from) + ", to: " + bytes(from + steps * b) + ", step: " + bytes(b) + "}"}};
                   },
                   [cache](json& r, const std::vector<Finding>& fs) { absorb_sets(r, cache, fs); }});
   // Replacement: N = C + b, s = b, many rounds.
@@ -258,7 +261,12 @@ std::vector<TopologyStep> topology_plan() {
                   [](json& r, const std::vector<Finding>& fs) { absorb_latency(r, "l2", fs); }});
   plan.push_back({"l2_fetch", "l2_fetch.yaml", "L2 fetch granularity", true, "l2", no_overrides,
                   [](json& r, const std::vector<Finding>& fs) { absorb_fetch(r, "l2", fs); }});
-  plan.push_back({"l2_size", "l2_size.yaml", "L2 size", true, "l2", no_overrides,
+  plan.push_back({"l2_size", "l2_size.yaml", "L2 size", true, "l2",
+                  [](const json& r, std::string&) -> Overrides {
+                    // Step by the fetch granularity: a larger stride would count lines, not bytes.
+                    const std::uint64_t step = measured(r, "l2", "fetch_bytes").value_or(32);
+                    return std::vector<SpecOverride>{{"array.stride", bytes(step)}};
+                  },
                   [](json& r, const std::vector<Finding>& fs) { absorb_size(r, "l2", fs); }});
   // A random chase over half the measured L2: every access an L2 hit, near or far.
   plan.push_back({"l2_partitions", "l2_partitions.yaml", "L2 latency levels", true, "l2",

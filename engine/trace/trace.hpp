@@ -31,7 +31,11 @@ struct PointTrace {
   std::vector<Sample> samples;
 
   // Measurement context (NaN / -1 when unknown, e.g. imported traces).
-  double timer_overhead_cycles = kUnknown;  // clock read + dependent store, measured in the same launch
+  // What to subtract from each sample's latency to correct it for the timer,
+  // measured in the same launch: for per-access samples one clock read plus the
+  // dependent store; for samples that average over K loads (chain, shared_stride)
+  // that overhead divided by K. Devices real and simulated report it this way.
+  double timer_overhead_cycles = kUnknown;
   double kernel_ms = kUnknown;
   double sm_clock_khz = kUnknown;
   std::int32_t sm_id = -1;                  // SM the point ran on

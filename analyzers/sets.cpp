@@ -1,0 +1,147 @@
+// sets: the stage method (seed 003 §3.2 (3), Fig. 3). With stride s = b (one
+// line) and N = C + k*b, each increment of N that overflows a new set turns
+// that set's lines into misses at once; counting the big steps of the
+// missed-line staircase until every access misses gives the number of sets,
+// each set's size, how many consecutive lines share a set (1 for a modulo
+// mapping, 4 for the Fermi texture L1) and whether set = (line / block) mod
+// sets predicts the missed lines (bit-defined) or not (hashed).
+#include <algorithm>
+#include <cmath>
+
+#include "analyzers/analyzer.hpp"
+#include "analyzers/stats/chase.hpp"
+#include "analyzers/stats/periodicity.hpp"
+#include "analyzers/stats/report.hpp"
+#include "analyzers/stats/staircase.hpp"
+#include "analyzers/stats/sweep_groups.hpp"
+#include "engine/spec/units.hpp"
+
+namespace dissect {
+namespace {
+
+class SetsAnalyzer final : public Analyzer {
+ public:
+  std::string name() const override { return "sets"; }
+  std::string purpose() const override {
+    return "number of sets, ways, set sizes and set mapping by the stage method (s = b, N = C + k*b)";
+  }
+  std::vector<AnalyzerParam> params() const override {
+    return {{"line_bytes", "", "line size (default: the stride of the series, as the stage method sets s = b)"},
+            {"noise", "1e-4", "least per-sample misclassification rate assumed (the smallest N's miss rate raises it)"}};
+  }
+  std::vector<Finding> analyze(const TraceSet& traces, const AnalyzerParams& params) const override {
+    const double noise = params.number("noise", 1e-4);
+    auto groups = stats::group_points(traces, "size_bytes", [](const PointTrace& p) {
+      return p.param("kernel", "pchase") == "pchase" && p.stride_bytes() > 0;
+    });
+    std::vector<Finding> ok, failed;
+    for (const auto& g : groups) {
+      if (g.points.size() < 3) continue;
+      Finding f = analyze_group(g, params, noise);
+      (f.value.is_null() ? failed : ok).push_back(std::move(f));
+    }
+    if (!ok.empty()) return ok;
+    if (!failed.empty()) return {failed.front()};
+    return {stats::undetermined(name(), "sets",
+                                "no series over N with at least 3 sizes (the stage method sweeps N = C + k*b at s = b)")};
+  }
+
+ private:
+  Finding analyze_group(const stats::SweepGroup& g, const AnalyzerParams& params, double noise) const {
+    const std::uint64_t stride = g.points.front()->stride_bytes();
+    std::vector<double> pool;
+    for (const auto* p : g.points) {
+      const auto l = stats::latencies(p->measured_samples(), 20000);
+      pool.insert(pool.end(), l.begin(), l.end());
+    }
+    stats::LevelOptions lo;
+    lo.min_share = 1e-4;  // with min_count: a few slow samples can be a level; the tests decide
+    const stats::LevelModel model = stats::cluster_levels(pool, lo);
+    int hit = stats::dominant_level(model, stats::latencies(g.points.front()->measured_samples(), 20000));
+    if (hit < 0) hit = 0;
+    const auto ignore = stats::static_levels(model, hit, stats::latencies(g.points.front()->measured_samples(), 20000),
+                                             stats::latencies(g.points.back()->measured_samples(), 20000));
+    std::vector<stats::PassGrid> grids;
+    for (const auto* p : g.points)
+      grids.push_back(stats::make_grid(stats::main_chase(*p), model, hit, true, 1.1, &ignore));
+    // Misclassification rate: what the smallest N (below C) shows, at least `noise`'s floor.
+    const double eps = stats::noise_rate(grids.front(), noise);
+    std::vector<stats::StairPoint> stair;
+    for (std::size_t i = 0; i < g.points.size(); ++i) {
+      const auto pos = grids[i].positions();
+      stats::StairPoint sp;
+      sp.size_bytes = g.points[i]->size_bytes();
+      sp.units = pos.size();
+      for (auto j : stats::missing_positions(pos, eps, 0.01, false)) sp.missing.push_back(pos[j].offset / stride);
+      stair.push_back(std::move(sp));
+    }
+    const stats::Staircase st = stats::stage_staircase(stair, stride);
+    const std::uint64_t line = params.has("line_bytes") && params.number("line_bytes", 0) > 0
+                                   ? static_cast<std::uint64_t>(params.number("line_bytes", 0))
+                                   : stride;
+    nlohmann::json ev;
+    ev["series"] = g.to_json();
+    ev["staircase"] = st.table;
+    ev["levels"] = model.to_json();
+    ev["hit_level"] = hit;
+    ev["noise_rate"] = eps;
+    ev["step_fit_errors"] = st.fit_errors;
+    if (!st.ok) {
+      Finding f = stats::undetermined(name(), "sets", st.reason + " [" + g.label() + "]");
+      f.evidence = ev;
+      return f;
+    }
+    Finding f;
+    f.analyzer = name();
+    f.unit = "sets";
+    f.value = st.sets;
+    f.evidence = ev;
+    const double lines_total = static_cast<double>(st.capacity_bytes) / static_cast<double>(line);
+    std::size_t sum_sizes = 0;
+    for (auto s : st.set_sizes) sum_sizes += s;
+    const bool equal = std::all_of(st.set_sizes.begin(), st.set_sizes.end(),
+                                   [&](std::size_t s) { return s == st.set_sizes.front(); });
+    const double ways = static_cast<double>(st.capacity_bytes) / (static_cast<double>(st.sets) * static_cast<double>(line));
+    f.details["ways"] = ways == std::floor(ways) ? nlohmann::json(static_cast<std::uint64_t>(ways)) : nlohmann::json(ways);
+    f.details["line_bytes"] = line;
+    f.details["size_bytes"] = st.capacity_bytes;
+    f.details["lines_per_block"] = st.lines_per_block;
+    f.details["bit_defined"] = st.complete ? nlohmann::json(st.bit_defined) : nlohmann::json(nullptr);
+    f.details["set_sizes"] = st.set_sizes;
+    f.details["equal_sets"] = equal;
+    f.details["steps_at_k"] = st.step_k;
+    f.details["complete"] = st.complete;
+    f.details["bit_match"] = st.bit_match;
+    f.details["series"] = g.label();
+    // Confidence: the staircase reached "every access misses", its steps add up
+    // to the capacity in lines, and the sweep stepped one line at a time.
+    double conf = 1;
+    std::string caveat;
+    if (!st.complete) {
+      conf *= 0.3;
+      caveat = "the sweep ends before every line misses (" + std::to_string(st.never_missing) +
+               " lines at N = C never do): at least " + std::to_string(st.sets) + " sets";
+      f.details["reason"] = caveat;
+    }
+    if (std::fabs(static_cast<double>(sum_sizes) - lines_total) > 0.5) {
+      conf *= 0.6;
+      f.details["set_sizes_note"] = "set sizes add up to " + std::to_string(sum_sizes) + " lines, C / b is " +
+                                    stats::fmt(lines_total);
+    }
+    if (!st.unit_steps) conf *= 0.7;
+    conf *= std::clamp(1 - 5 * st.fit_errors, 0.2, 1.0);
+    f.confidence = conf * (1 - std::min(0.5, model.outlier_share()));
+    f.summary = std::to_string(st.sets) + " sets x " + stats::fmt(ways) + " ways of " + format_bytes(line) + " lines (C = " +
+                format_bytes(st.capacity_bytes) + ", " + std::to_string(st.lines_per_block) + " line" +
+                (st.lines_per_block == 1 ? "" : "s") + " per set block, " +
+                (st.complete ? (st.bit_defined ? "bit-defined" : "not bit-defined") : "mapping unknown") + ")" +
+                (caveat.empty() ? "" : "; " + caveat);
+    return f;
+  }
+};
+
+}  // namespace
+
+std::unique_ptr<Analyzer> make_sets_analyzer() { return std::make_unique<SetsAnalyzer>(); }
+
+}  // namespace dissect

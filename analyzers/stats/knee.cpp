@@ -1,0 +1,209 @@
+#include "analyzers/stats/knee.hpp"
+
+#include <algorithm>
+#include <cmath>
+
+#include "analyzers/stats/binomial.hpp"
+#include "analyzers/stats/quantiles.hpp"
+#include "engine/spec/units.hpp"
+
+namespace dissect::stats {
+namespace {
+
+constexpr std::size_t kPoolPerPoint = 20000;
+
+LevelModel pooled_levels(const std::vector<const PointTrace*>& points) {
+  std::vector<double> pool;
+  for (const auto* p : points) {
+    const auto lat = latencies(p->measured_samples(), kPoolPerPoint);
+    pool.insert(pool.end(), lat.begin(), lat.end());
+  }
+  LevelOptions o;
+  // A few capacity misses in a few points are a level here: whether they
+  // matter is for the change-point test to say, not for a share threshold.
+  o.min_share = 1e-4;
+  return cluster_levels(pool, o);
+}
+
+KneePoint reduce(const PointTrace& p, const LevelModel& m, int hit, const std::vector<bool>& ignore) {
+  KneePoint k;
+  k.point = &p;
+  k.size = p.size_bytes();
+  const Chase c = main_chase(p);
+  const PassGrid g = make_grid(c, m, hit, true, 1.1, &ignore);
+  k.known = g.known();
+  k.misses = g.count(1);
+  k.miss_fraction = k.known == 0 ? 0 : static_cast<double>(k.misses) / static_cast<double>(k.known);
+  k.warmup_failed = g.warmup.failed;
+  k.median_latency = median(latencies(c.samples, 50000));
+  return k;
+}
+
+}  // namespace
+
+bool exceeds_baseline(std::uint64_t misses, std::uint64_t known, double p0, const KneeOptions& o) {
+  if (known == 0) return false;
+  const double expected = static_cast<double>(known) * p0;
+  if (static_cast<double>(misses) - expected < o.min_excess) return false;
+  return binomial_sf(misses, known, std::max(p0, 1e-7)) < o.point_alpha;
+}
+
+nlohmann::json KneeResult::evidence() const {
+  nlohmann::json pts = nlohmann::json::array();
+  for (const auto& k : series)
+    pts.push_back({{"point_id", k.point ? k.point->point_id : 0},
+                   {"size_bytes", k.size},
+                   {"miss_fraction", k.miss_fraction},
+                   {"misses", k.misses},
+                   {"samples", k.known},
+                   {"median_latency", k.median_latency},
+                   {"clean", k.clean},
+                   {"warmup_failed", k.warmup_failed}});
+  nlohmann::json j;
+  j["reduction"] = "share of each point's accesses slower than the hit level";
+  j["points"] = pts;
+  j["levels"] = levels.to_json();
+  j["hit_level"] = hit;
+  nlohmann::json ign = nlohmann::json::array();
+  for (std::size_t i = 0; i < ignored.size(); ++i)
+    if (ignored[i]) ign.push_back(i);
+  j["ignored_levels"] = ign;  // rare slow levels that do not grow with N: outliers, not misses
+  if (cp.found) {
+    j["change_point"] = {{"last_left_size_bytes", series[cp.last_left].size},
+                         {"cost_whole", cp.cost_whole},
+                         {"cost_split", cp.cost_split},
+                         {"mean_left", cp.mean_left},
+                         {"mean_right", cp.mean_right}};
+    j["ks"] = {{"d", ks.d}, {"p_value", ks.p_value}, {"n_left", ks.n}, {"n_right", ks.m}, {"on", ks_on},
+               {"critical_0.05", ks.critical(0.05)}};
+  }
+  j["baseline_miss_fraction"] = baseline_rate;
+  return j;
+}
+
+KneeResult find_knee(const std::vector<const PointTrace*>& points, const KneeOptions& o) {
+  KneeResult r;
+  if (points.size() < 2) {
+    r.reason = "needs at least two sizes";
+    return r;
+  }
+  r.levels = pooled_levels(points);
+  if (r.levels.empty()) {
+    r.reason = "no samples";
+    return r;
+  }
+  r.hit = dominant_level(r.levels, latencies(points.front()->measured_samples(), kPoolPerPoint));
+  if (r.hit < 0) r.hit = 0;
+  r.ignored = static_levels(r.levels, r.hit, latencies(points.front()->measured_samples(), kPoolPerPoint),
+                            latencies(points.back()->measured_samples(), kPoolPerPoint));
+  for (const auto* p : points) r.series.push_back(reduce(*p, r.levels, r.hit, r.ignored));
+  const std::uint64_t n_min = r.series.front().size, n_max = r.series.back().size;
+  const auto hit_median = r.levels.levels[static_cast<std::size_t>(r.hit)].median;
+  char buf[64];
+  std::snprintf(buf, sizeof buf, "%.0f", hit_median);
+
+  if (static_cast<std::size_t>(r.hit) + 1 >= r.levels.levels.size()) {
+    r.outcome = KneeResult::Outcome::above_range;
+    r.reason = std::string("the sweep never leaves the first latency level (") + buf +
+               " cycles): the knee lies above the largest N (" + format_bytes(n_max) + ")";
+    return r;
+  }
+  std::vector<double> red;
+  for (const auto& k : r.series) red.push_back(k.miss_fraction);
+  r.cp = single_change_point(red, 1);
+  std::vector<double> left(red.begin(), red.begin() + static_cast<std::ptrdiff_t>(r.cp.last_left + 1));
+  std::vector<double> right(red.begin() + static_cast<std::ptrdiff_t>(r.cp.last_left + 1), red.end());
+  r.ks = ks_two_sample(left, right);
+  r.ks_on = "reduced";
+  if (!(r.ks.p_value < o.alpha) && std::min(left.size(), right.size()) < 4) {
+    // Too few points on one side for the test on reduced values to have any
+    // power: test the samples of the two sides instead, with their effective
+    // sizes capped (the samples of a chase are not independent).
+    std::vector<double> ls, rs;
+    for (std::size_t i = 0; i < r.series.size(); ++i) {
+      const auto l = latencies(r.series[i].point->measured_samples(), 2000);
+      (i <= r.cp.last_left ? ls : rs).insert((i <= r.cp.last_left ? ls : rs).end(), l.begin(), l.end());
+    }
+    r.ks = ks_two_sample_capped(ls, rs, 1000);
+    r.ks_on = "samples";
+  }
+  const bool rising = r.cp.mean_right > r.cp.mean_left;
+  if (!(r.ks.p_value < o.alpha) || !rising) {
+    const auto& first = r.series.front();
+    if (first.miss_fraction > o.below_rate && first.misses >= 3) {
+      std::snprintf(buf, sizeof buf, "%.1f%%", 100 * first.miss_fraction);
+      r.outcome = KneeResult::Outcome::below_range;
+      r.reason = std::string("every point misses alike (") + buf + " of the accesses at the smallest N, " +
+                 format_bytes(n_min) + "): the knee lies below the smallest N";
+    } else {
+      r.outcome = KneeResult::Outcome::above_range;
+      char p[64];
+      std::snprintf(p, sizeof p, "%.3g", r.ks.p_value);
+      r.reason = std::string("no significant change of the miss share over the sweep (KS p = ") + p +
+                 "): the knee lies above the largest N (" + format_bytes(n_max) + "), or the data are too noisy";
+    }
+    return r;
+  }
+  // Onset: the first non-clean point from the change on, then back while the
+  // points before it still miss. The baseline (noise) rate comes from the left
+  // side, then from the points before the onset until it settles.
+  std::size_t on = 0;
+  r.baseline_rate = quantile(left, 0.25);
+  for (int round = 0; round < 12; ++round) {
+    for (auto& k : r.series) k.clean = !exceeds_baseline(k.misses, k.known, r.baseline_rate, o);
+    on = r.cp.last_left + 1;
+    while (on < r.series.size() && r.series[on].clean) ++on;
+    if (on == r.series.size()) {
+      r.reason = "the change point has no point with misses beyond the baseline after it";
+      return r;
+    }
+    while (on > 0 && !r.series[on - 1].clean) --on;
+    if (on == 0) break;
+    std::vector<double> before;
+    for (std::size_t i = 0; i < on; ++i) before.push_back(r.series[i].miss_fraction);
+    const double next = median(before);
+    if (next == r.baseline_rate) break;  // converged
+    r.baseline_rate = next;
+  }
+  if (on == 0 || r.baseline_rate > o.below_rate) {
+    std::snprintf(buf, sizeof buf, "%.1f%%", 100 * r.series.front().miss_fraction);
+    r.outcome = KneeResult::Outcome::below_range;
+    r.reason = std::string("the smallest N (") + format_bytes(n_min) + ") already misses (" + buf +
+               " of its accesses): the knee lies below it";
+    return r;
+  }
+  r.outcome = KneeResult::Outcome::knee;
+  r.knee_bytes = r.series[on - 1].size;
+  r.first_miss_bytes = r.series[on].size;
+  // Confidence: the KS test, how consistently the two sides behave, and how
+  // cleanly the hit level separates from the next.
+  std::size_t left_clean = 0, right_miss = 0;
+  for (std::size_t i = 0; i < on; ++i) left_clean += r.series[i].clean ? 1 : 0;
+  for (std::size_t i = on; i < r.series.size(); ++i) right_miss += r.series[i].clean ? 0 : 1;
+  const double consistency = static_cast<double>(left_clean + right_miss) / static_cast<double>(r.series.size());
+  const double sep = r.levels.separation(static_cast<std::size_t>(r.hit), static_cast<std::size_t>(r.hit) + 1);
+  const double sep_factor = std::clamp(0.5 + sep, 0.0, 1.0);
+  r.confidence = (1 - r.ks.p_value) * consistency * sep_factor * (1 - std::min(0.5, r.levels.outlier_share()));
+  return r;
+}
+
+KneeProbe probe_capacity_misses(const PointTrace& baseline, const PointTrace& candidate, const KneeOptions& o) {
+  KneeProbe pr;
+  const std::vector<const PointTrace*> pts{&baseline, &candidate};
+  const LevelModel m = pooled_levels(pts);
+  if (m.empty()) return pr;
+  int hit = dominant_level(m, latencies(baseline.measured_samples(), kPoolPerPoint));
+  if (hit < 0) hit = 0;
+  const auto ignore = static_levels(m, hit, latencies(baseline.measured_samples(), kPoolPerPoint),
+                                    latencies(candidate.measured_samples(), kPoolPerPoint));
+  const KneePoint b = reduce(baseline, m, hit, ignore);
+  const KneePoint c = reduce(candidate, m, hit, ignore);
+  pr.baseline_rate = b.miss_fraction;
+  pr.candidate_rate = c.miss_fraction;
+  pr.candidate_misses = c.misses;
+  pr.candidate_known = c.known;
+  pr.misses = exceeds_baseline(c.misses, c.known, b.miss_fraction, o);
+  return pr;
+}
+
+}  // namespace dissect::stats

@@ -1,0 +1,73 @@
+#pragma once
+// The knee of latency over array size N (seed 004 §3.3): each point reduced to
+// one dimension (the share of its accesses slower than the hit level), the
+// single most likely change point of that series by dynamic programming, a
+// two-sample Kolmogorov-Smirnov test of the reduced values on either side, and
+// the onset walked back to the last point whose misses noise explains. Used
+// by the cache_size analyzer and by the adaptive search of `run`.
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "analyzers/stats/change_point.hpp"
+#include "analyzers/stats/chase.hpp"
+#include "analyzers/stats/ks_test.hpp"
+#include "analyzers/stats/levels.hpp"
+
+namespace dissect::stats {
+
+struct KneeOptions {
+  double alpha = 0.05;          // KS test level for "there is a change"
+  double point_alpha = 1e-4;    // per-point binomial test: misses beyond the baseline
+  double min_excess = 3;        // ... and at least this many misses more than the baseline explains
+  double below_rate = 0.01;     // a baseline above this miss share: the knee lies below the smallest N
+};
+
+struct KneePoint {
+  const PointTrace* point = nullptr;
+  std::uint64_t size = 0;
+  std::uint64_t misses = 0, known = 0;
+  double miss_fraction = 0;
+  double median_latency = 0;
+  bool warmup_failed = false;
+  bool clean = true;            // no misses beyond the baseline
+};
+
+struct KneeResult {
+  enum class Outcome { knee, above_range, below_range, undetermined };
+  Outcome outcome = Outcome::undetermined;
+  std::string reason;
+  std::uint64_t knee_bytes = 0;        // largest N without capacity misses
+  std::uint64_t first_miss_bytes = 0;  // the next point
+  std::vector<KneePoint> series;
+  LevelModel levels;
+  int hit = 0;
+  std::vector<bool> ignored;           // levels left out (static_levels)
+  ChangePoint cp;
+  KsResult ks;
+  std::string ks_on = "reduced";       // "reduced": per-point values (seed 004); "samples": raw latencies
+  double baseline_rate = 0;
+  double confidence = 0;
+  [[nodiscard]] nlohmann::json evidence() const;
+};
+
+// `points` ascending by size_bytes (one series: same stride, path, ...).
+KneeResult find_knee(const std::vector<const PointTrace*>& points, const KneeOptions& options = {});
+
+// Whether `misses` of `known` accesses exceed a baseline miss rate beyond noise.
+bool exceeds_baseline(std::uint64_t misses, std::uint64_t known, double baseline_rate,
+                      const KneeOptions& options = {});
+
+// One step of the adaptive search: does `candidate` show capacity misses that
+// `baseline` (a smaller N, known to fit) does not?
+struct KneeProbe {
+  bool misses = false;
+  double baseline_rate = 0, candidate_rate = 0;
+  std::uint64_t candidate_misses = 0, candidate_known = 0;
+};
+KneeProbe probe_capacity_misses(const PointTrace& baseline, const PointTrace& candidate,
+                                const KneeOptions& options = {});
+
+}  // namespace dissect::stats

@@ -1,0 +1,69 @@
+#include "analyzers/stats/periodicity.hpp"
+
+#include <algorithm>
+
+#include "analyzers/stats/binomial.hpp"
+
+namespace dissect::stats {
+
+nlohmann::json PeriodicityResult::to_json() const {
+  return {{"positions", positions},   {"missing_positions", missing_positions},
+          {"mixed_positions", mixed_positions}, {"rounds", rounds},
+          {"noise", noise},           {"min_p", min_p},
+          {"mixed_offsets", mixed_offsets}};
+}
+
+namespace {
+bool exceeds(std::uint32_t k, std::uint32_t n, double noise, double alpha, double tests, double* p_out = nullptr) {
+  if (k < 1 || (k < 2 && tests > 1)) return false;
+  const double p = std::min(1.0, binomial_sf(k, n, noise) * tests);
+  if (p_out) *p_out = p;
+  return p < alpha;
+}
+}  // namespace
+
+PeriodicityResult periodicity_test(const std::vector<PositionStats>& positions, double noise, double alpha) {
+  PeriodicityResult r;
+  r.noise = noise;
+  std::vector<const PositionStats*> tested;
+  for (const auto& p : positions) {
+    if (p.known() < 2) continue;
+    tested.push_back(&p);
+    r.rounds = std::max<std::size_t>(r.rounds, p.known());
+  }
+  r.positions = tested.size();
+  const double tests = static_cast<double>(std::max<std::size_t>(1, tested.size()));
+  for (const auto* p : tested) {
+    if (exceeds(p->misses, p->known(), noise, alpha, tests)) ++r.missing_positions;
+    const std::uint32_t minority = std::min(p->hits, p->misses);
+    const double share = static_cast<double>(minority) / static_cast<double>(p->known());
+    double pv = 1;
+    if (share >= 0.05 && exceeds(minority, p->known(), noise, alpha, tests, &pv)) {
+      ++r.mixed_positions;
+      if (r.mixed_offsets.size() < 16) r.mixed_offsets.push_back(p->offset);
+    }
+    r.min_p = std::min(r.min_p, pv);
+  }
+  return r;
+}
+
+double noise_rate(const PassGrid& g, double floor) {
+  const double k = static_cast<double>(g.count(1)), n = static_cast<double>(g.known());
+  return std::max(floor, (k + 2) / (n + 4));
+}
+
+std::vector<std::size_t> missing_positions(const std::vector<PositionStats>& positions, double noise, double alpha,
+                                           bool bonferroni) {
+  std::vector<std::size_t> out;
+  const double tests = bonferroni ? static_cast<double>(std::max<std::size_t>(1, positions.size())) : 1.0;
+  for (std::size_t j = 0; j < positions.size(); ++j) {
+    const auto& p = positions[j];
+    if (p.known() == 0) continue;
+    // Few rounds: a majority of misses decides (a test could not reach significance).
+    const bool few = bonferroni && p.known() <= 4;
+    if (few ? 2 * p.misses > p.known() : exceeds(p.misses, p.known(), noise, alpha, tests)) out.push_back(j);
+  }
+  return out;
+}
+
+}  // namespace dissect::stats

@@ -1,0 +1,64 @@
+#include "analyzers/stats/quantiles.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <limits>
+#include <numeric>
+
+namespace dissect::stats {
+namespace {
+constexpr double kNaN = std::numeric_limits<double>::quiet_NaN();
+
+void drop_nan(std::vector<double>& v) {
+  v.erase(std::remove_if(v.begin(), v.end(), [](double x) { return std::isnan(x); }), v.end());
+}
+}  // namespace
+
+double quantile_sorted(const std::vector<double>& v, double q) {
+  if (v.empty()) return kNaN;
+  q = std::clamp(q, 0.0, 1.0);
+  const double pos = q * static_cast<double>(v.size() - 1);
+  const auto lo = static_cast<std::size_t>(std::floor(pos));
+  const auto hi = std::min(v.size() - 1, lo + 1);
+  const double frac = pos - static_cast<double>(lo);
+  return v[lo] * (1 - frac) + v[hi] * frac;
+}
+
+double quantile(std::vector<double> values, double q) {
+  drop_nan(values);
+  std::sort(values.begin(), values.end());
+  return quantile_sorted(values, q);
+}
+
+double median(std::vector<double> values) { return quantile(std::move(values), 0.5); }
+
+double mad_sigma(const std::vector<double>& values) {
+  std::vector<double> v = values;
+  drop_nan(v);
+  if (v.empty()) return kNaN;
+  const double m = median(v);
+  for (auto& x : v) x = std::fabs(x - m);
+  return 1.4826 * median(std::move(v));
+}
+
+double trimmed_mean(std::vector<double> values, double q) {
+  drop_nan(values);
+  if (values.empty()) return kNaN;
+  std::sort(values.begin(), values.end());
+  const auto n = values.size();
+  auto cut = static_cast<std::size_t>(std::floor(q * static_cast<double>(n)));
+  if (2 * cut >= n) cut = (n - 1) / 2;
+  const double sum = std::accumulate(values.begin() + static_cast<std::ptrdiff_t>(cut),
+                                     values.end() - static_cast<std::ptrdiff_t>(cut), 0.0);
+  return sum / static_cast<double>(n - 2 * cut);
+}
+
+double mean(const std::vector<double>& values) {
+  double s = 0;
+  std::size_t n = 0;
+  for (double x : values)
+    if (!std::isnan(x)) s += x, ++n;
+  return n == 0 ? kNaN : s / static_cast<double>(n);
+}
+
+}  // namespace dissect::stats

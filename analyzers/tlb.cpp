@@ -1,0 +1,209 @@
+// tlb: TLB levels from a chase whose stride is at least the page size, N
+// growing (seeds 000 §4.4, 003 §4.2). Every access touches a new page, so the
+// latency levels above the hit level are TLB misses: level j's entries are the
+// most pages touched without any access at level >= j; past that, the
+// staircase of pages missing level j (stage method, one page per step) gives
+// the sets and their sizes (unequal sets: seed 003 Fig. 10-11).
+#include <algorithm>
+#include <cmath>
+
+#include "analyzers/analyzer.hpp"
+#include "analyzers/stats/chase.hpp"
+#include "analyzers/stats/quantiles.hpp"
+#include "analyzers/stats/report.hpp"
+#include "analyzers/stats/staircase.hpp"
+#include "analyzers/stats/sweep_groups.hpp"
+#include "engine/spec/units.hpp"
+
+namespace dissect {
+namespace {
+
+class TlbAnalyzer final : public Analyzer {
+ public:
+  std::string name() const override { return "tlb"; }
+  std::string purpose() const override {
+    return "TLB levels (entries, coverage, miss penalty, sets and set sizes) from a page-stride chase over growing N";
+  }
+  std::vector<AnalyzerParam> params() const override {
+    return {{"min_stride", "32768", "series with a smaller stride are not TLB experiments"},
+            {"page_bytes", "", "page size (default: the stride, as when s = one page)"}};
+  }
+  std::vector<Finding> analyze(const TraceSet& traces, const AnalyzerParams& params) const override {
+    const auto min_stride = static_cast<std::uint64_t>(params.number("min_stride", 32768));
+    auto groups = stats::group_points(traces, "size_bytes", [&](const PointTrace& p) {
+      return p.param("kernel", "pchase") == "pchase" && p.stride_bytes() >= min_stride;
+    });
+    std::vector<Finding> ok, failed;
+    for (const auto& g : groups) {
+      if (g.points.size() < 3) continue;
+      Finding f = analyze_group(g, params);
+      (f.value.is_null() ? failed : ok).push_back(std::move(f));
+    }
+    if (!ok.empty()) return ok;
+    if (!failed.empty()) return {failed.front()};
+    return {stats::undetermined(name(), "levels",
+                                "no series over N with a stride of at least " + format_bytes(min_stride) +
+                                    " (tlb needs s >= page size and N growing)")};
+  }
+
+ private:
+  Finding analyze_group(const stats::SweepGroup& g, const AnalyzerParams& params) const {
+    const std::uint64_t stride = g.points.front()->stride_bytes();
+    const std::uint64_t page = params.number("page_bytes", 0) > 0
+                                   ? static_cast<std::uint64_t>(params.number("page_bytes", 0))
+                                   : stride;
+    // Each page's latency: its median over the rounds (a TLB miss penalty of a
+    // few cycles stands out of per-sample jitter once averaged; an outlier
+    // does not move a median). The first round is left out when there are
+    // three or more (a warm-up that did not warm).
+    struct PagePoint {
+      std::uint64_t size = 0;
+      std::vector<std::uint64_t> offsets;
+      std::vector<double> median;
+      std::size_t rounds = 0;
+    };
+    std::vector<PagePoint> pp;
+    std::vector<double> pool;
+    for (const auto* p : g.points) {
+      const auto c = stats::main_chase(*p);
+      PagePoint q;
+      q.size = p->size_bytes();
+      const std::size_t period = std::max<std::size_t>(1, c.period);
+      const std::size_t rounds = (c.samples.size() + period - 1) / period;
+      const std::size_t skip = rounds >= 3 ? period : 0;
+      std::vector<std::vector<double>> by_pos(period);
+      q.offsets.assign(period, 0);
+      for (std::size_t i = 0; i < c.samples.size(); ++i) {
+        const std::size_t pos = i % period;
+        if (i < period) q.offsets[pos] = c.samples[i]->offset_bytes;
+        if (i >= skip) by_pos[pos].push_back(c.samples[i]->latency);
+      }
+      for (auto& v : by_pos) q.median.push_back(v.empty() ? std::nan("") : stats::median(v));
+      q.rounds = rounds;
+      pool.insert(pool.end(), q.median.begin(), q.median.end());
+      pp.push_back(std::move(q));
+    }
+    stats::LevelOptions lo;
+    lo.min_share = std::max(1e-4, 2.0 / static_cast<double>(std::max<std::size_t>(1, pool.size())));
+    lo.min_count = 2;
+    const stats::LevelModel model = stats::cluster_levels(pool, lo);
+    int hit = stats::dominant_level(model, pp.front().median);
+    if (hit < 0) hit = 0;
+    const int above = static_cast<int>(model.levels.size()) - 1 - hit;
+    nlohmann::json ev;
+    ev["series"] = g.to_json();
+    ev["levels_of_page_medians"] = model.to_json();
+    ev["hit_level"] = hit;
+    ev["method"] = "per-page median latency over the rounds, clustered into levels; one staircase per level";
+    nlohmann::json levels = nlohmann::json::array();
+    nlohmann::json stairs = nlohmann::json::array();
+    double conf = 1;
+    std::uint64_t prev_entries = 0;
+    std::vector<std::string> notes;
+    for (int j = 1; j <= above; ++j) {
+      // Pages whose median latency lies at level j or slower.
+      std::vector<stats::StairPoint> sp;
+      for (const auto& q : pp) {
+        stats::StairPoint s;
+        s.size_bytes = q.size;
+        s.units = q.median.size();
+        for (std::size_t k = 0; k < q.median.size(); ++k)
+          if (model.classify(q.median[k]) >= hit + j) s.missing.push_back(q.offsets[k] / stride);
+        sp.push_back(std::move(s));
+      }
+      const stats::Staircase st = stats::stage_staircase(sp, stride);
+      stairs.push_back({{"level", j}, {"table", st.table}, {"reason", st.reason}, {"step_fit_errors", st.fit_errors}});
+      if (!st.ok) {
+        if (st.reason.find("already misses") != std::string::npos) {
+          notes.push_back("latency level " + std::to_string(j) + " above the hit level misses already at the smallest N");
+          conf *= 0.5;
+        }
+        continue;  // this level never decides an access, or its staircase cannot be read
+      }
+      std::size_t grouped = 0;
+      for (auto s : st.set_sizes) grouped += s;
+      if (grouped < 2) continue;  // a stray position, not a TLB level
+      const std::uint64_t entries = st.capacity_bytes / stride;
+      std::uint64_t next = entries;
+      for (const auto& s : sp)
+        if (s.size_bytes > st.capacity_bytes) {
+          next = s.size_bytes / stride;
+          break;
+        }
+      const auto& lv = model.levels[static_cast<std::size_t>(hit + j)];
+      const auto& lp = model.levels[static_cast<std::size_t>(hit + j - 1)];
+      nlohmann::json L;
+      L["entries"] = entries;
+      L["coverage_bytes"] = entries * page;
+      L["miss_penalty_cycles"] = lv.median - lp.median;
+      L["miss_latency_cycles"] = lv.median;
+      L["first_miss_entries"] = next;
+      if (st.unit_steps) {
+        L["sets"] = st.sets;
+        L["set_sizes"] = st.set_sizes;
+        L["associativity"] = st.sets == 1 ? "full" : "set-associative";
+        L["complete"] = st.complete;
+        std::size_t sum = 0;
+        for (auto s : st.set_sizes) sum += s;
+        if (!st.complete) {
+          conf *= 0.6;
+          notes.push_back("TLB level " + std::to_string(levels.size() + 1) + ": the sweep ends before every page misses (" +
+                          std::to_string(st.never_missing) + " never do): at least " + std::to_string(st.sets) +
+                          " sets");
+        } else if (sum != entries) {
+          conf *= 0.6;
+          notes.push_back("TLB level " + std::to_string(levels.size() + 1) + ": set sizes add up to " +
+                          std::to_string(sum) + ", not " + std::to_string(entries) + " entries");
+        }
+      } else {
+        L["sets"] = nullptr;
+        L["set_sizes"] = nullptr;
+        notes.push_back("TLB level " + std::to_string(levels.size() + 1) +
+                        ": the sweep does not step one page at a time past the knee (sets unknown)");
+      }
+      if (next - entries > 1) {
+        conf *= 0.8;
+        L["entries_resolution"] = next - entries;
+      }
+      if (entries <= prev_entries) notes.push_back("TLB level entries do not grow with the level");
+      prev_entries = entries;
+      levels.push_back(L);
+    }
+    ev["staircases"] = stairs;
+    if (levels.empty()) {
+      Finding f = stats::undetermined(
+          name(), "levels",
+          "no latency level above the hit level appears over the sweep (up to " +
+              format_bytes(g.points.back()->size_bytes()) + ", " + std::to_string(pp.back().median.size()) +
+              " pages): every page hits the first TLB level");
+      f.evidence = ev;
+      return f;
+    }
+    Finding f;
+    f.analyzer = name();
+    f.unit = "levels";
+    f.value = levels.size();
+    f.details["levels"] = levels;
+    f.details["page_bytes"] = page;
+    f.details["stride_bytes"] = stride;
+    if (!notes.empty()) f.details["notes"] = notes;
+    f.evidence = ev;
+    f.confidence = conf * (1 - std::min(0.5, model.outlier_share()));
+    std::string s = std::to_string(levels.size()) + " TLB level" + (levels.size() == 1 ? "" : "s") + ":";
+    for (const auto& L : levels) {
+      s += " " + std::to_string(L["entries"].get<std::uint64_t>()) + " entries (" +
+           format_bytes(L["coverage_bytes"].get<std::uint64_t>()) + ", +" +
+           stats::fmt(L["miss_penalty_cycles"].get<double>()) + " cycles on miss";
+      if (L["sets"].is_number()) s += ", " + std::to_string(L["sets"].get<std::size_t>()) + " sets";
+      s += ")";
+    }
+    f.summary = s;
+    return f;
+  }
+};
+
+}  // namespace
+
+std::unique_ptr<Analyzer> make_tlb_analyzer() { return std::make_unique<TlbAnalyzer>(); }
+
+}  // namespace dissect

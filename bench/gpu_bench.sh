@@ -1,0 +1,88 @@
+#!/usr/bin/env bash
+# Real-GPU performance targets of the CUDA backend (issue 3), measured with the dissect
+# binary itself (never by timed tests):
+#   - cold NVRTC compile of one template (<= 300 ms) and a warm cache lookup (<= 5 ms);
+#   - a warm-cache 128-point per-SM sweep: share of wall time outside kernels (<= 20 %);
+#   - per-SM parallel vs one point at a time for the same sweep (>= 50x on 132 SMs).
+# Usage: bench/gpu_bench.sh [RUNS_DIR]   (DISSECT_BIN: the binary; default .carry/dissect,
+# else build-gpu/dissect). Prints a table last; every run's bundle stays under RUNS_DIR.
+set -uo pipefail
+ROOT=$(cd "$(dirname "$0")/.." && pwd)
+BIN=${DISSECT_BIN:-}
+[ -z "$BIN" ] && for b in "$ROOT/.carry/dissect" "$ROOT/build-gpu/dissect" "$ROOT/build/dissect"; do
+  [ -x "$b" ] && BIN=$b && break
+done
+RUNS=${1:-/tmp/dissect-bench}
+export DISSECT_TEMPLATES=${DISSECT_TEMPLATES:-$ROOT/kernels_templates}
+mkdir -p "$RUNS"
+TABLE=$RUNS/bench_table.txt
+: > "$TABLE"
+
+# run NAME CACHE_DIR ARGS... : one `dissect run`, its timing line parsed into the table.
+run() {
+  local name=$1 cache=$2
+  shift 2
+  local out
+  local t0 t1
+  t0=$(date +%s%N)
+  out=$(DISSECT_CUDA_TIMING=1 XDG_CACHE_HOME=$cache "$BIN" run --no-analyze -q -o "$RUNS/$name" "$@" 2>&1)
+  local rc=$?
+  t1=$(date +%s%N)
+  out="$out
+  process wall $(( (t1 - t0) / 1000000 )) ms"
+  echo "== $name (rc=$rc)"
+  echo "$out" | tail -6
+  # "  wall 123.4 ms, kernels 100.0 ms, compile 0.3 ms, 1 launches"
+  echo "$out" | sed -n 's/.*wall \([0-9.]*\) ms, kernels \([0-9.]*\) ms, compile \([0-9.]*\) ms, \([0-9]*\) launches.*/\1 \2 \3 \4/p' |
+    tail -1 | while read -r wall kern comp launches; do
+      echo "$name $wall $kern $comp $launches" >> "$TABLE"
+    done
+}
+
+COLD=$(mktemp -d /tmp/dissect-cold-XXXXXX)
+WARM=/tmp/dissect-bench-cache
+run compile_cold "$COLD" "$ROOT/bench/gpu/compile_probe.yaml"
+run compile_warm "$COLD" "$ROOT/bench/gpu/compile_probe.yaml"
+rm -rf "$COLD"
+
+# Each sweep with chains of 2^18 and 2^21 loads per point (the spec's default and 8x).
+for sweep in size stride; do
+  spec=$ROOT/bench/gpu/sweep128_$sweep.yaml
+  run "${sweep}_warmup" "$WARM" "$spec"                        # fills the compile cache, warms the GPU clocks
+  for it in 262144 2097152; do
+    run "${sweep}_${it}_per_sm" "$WARM" "$spec" --set iterations=$it                     # per-SM parallel
+    run "${sweep}_${it}_serial" "$WARM" "$spec" --set iterations=$it --set parallel=false  # one at a time
+  done
+done
+
+python3 - "$TABLE" "$RUNS" <<'PY'
+import csv, glob, os, sys
+def medians(run):
+    f = glob.glob(os.path.join(sys.argv[2], run, "*", "points.csv"))
+    return {r["point_id"]: float(r["lat_median"]) for r in csv.DictReader(open(f[0]))} if f else {}
+rows = {}
+for line in open(sys.argv[1]):
+    name, wall, kern, comp, launches = line.split()
+    rows[name] = (float(wall), float(kern), float(comp), int(launches))
+print("\n| measurement | value | target |\n| --- | --- | --- |")
+if "compile_cold" in rows:
+    print(f"| cold NVRTC compile of one template | {rows['compile_cold'][2]:.1f} ms | <= 300 ms |")
+if "compile_warm" in rows:
+    print(f"| warm compile-cache lookup | {rows['compile_warm'][2]:.2f} ms | <= 5 ms |")
+for sweep in ("size", "stride"):
+  for it in ("262144", "2097152"):
+    tag = f"{sweep} sweep, chains of {it}"
+    p, s = rows.get(f"{sweep}_{it}_per_sm"), rows.get(f"{sweep}_{it}_serial")
+    if p:
+        print(f"| {tag}: 128 points per-SM: wall / kernels / compile | {p[0]:.1f} / {p[1]:.1f} / {p[2]:.2f} ms, {p[3]} launch(es) | |")
+        print(f"| {tag}: per-SM share of wall time outside kernels | {100*(p[0]-p[1])/p[0]:.1f} % | <= 20 % |")
+    if s:
+        print(f"| {tag}: one point at a time: wall / kernels | {s[0]:.1f} / {s[1]:.1f} ms, {s[3]} launches | |")
+    if p and s:
+        print(f"| {tag}: serial wall / per-SM wall (kernels: serial / per-SM) | {s[0]/p[0]:.1f}x ({s[1]/p[1]:.1f}x) | >= 50x |")
+        a, b = medians(f"{sweep}_{it}_per_sm"), medians(f"{sweep}_{it}_serial")
+        d = [abs(a[k] - b[k]) / b[k] for k in a if k in b and b[k] > 0]
+        if d:
+            print(f"| {tag}: per-point latency, per-SM vs serial: median / max relative difference | "
+                  f"{100*sorted(d)[len(d)//2]:.2f} % / {100*max(d):.2f} % | same results |")
+PY

@@ -1,0 +1,112 @@
+#include "engine/codegen/compile_cache.hpp"
+
+#include <chrono>
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+#include <nlohmann/json.hpp>
+#include <sstream>
+
+#include "engine/codegen/content_hash.hpp"
+#include "engine/core/files.hpp"
+#include "engine/core/paths.hpp"
+
+namespace dissect {
+namespace fs = std::filesystem;
+
+namespace {
+
+std::optional<std::string> read_if_exists(const fs::path& p) {
+  std::ifstream in(p, std::ios::binary);
+  if (!in) return std::nullopt;
+  std::ostringstream ss;
+  ss << in.rdbuf();
+  return ss.str();
+}
+
+}  // namespace
+
+CompileCache::CompileCache(std::string dir) : dir_(dir.empty() ? (fs::path(cache_dir()) / "kernels").string() : dir) {
+  if (const char* v = std::getenv("DISSECT_NO_CACHE"); v != nullptr && std::string(v) == "1") enabled_ = false;
+}
+
+std::string CompileCache::key(const std::string& source, int arch, bool cubin) {
+  ContentHash h;
+  h.field("dissect-kernel-cache-v1").field(source).field(NvrtcCompiler::version());
+  for (const auto& o : NvrtcCompiler::options(arch, cubin)) h.field(o);
+  return h.hex();
+}
+
+std::optional<CompiledKernel> CompileCache::find(const std::string& key) const {
+  if (!enabled_) return std::nullopt;
+  const fs::path base = fs::path(dir_) / key;
+  auto cubin = read_if_exists(base.string() + ".cubin");  // written last: its presence means complete
+  if (!cubin) return std::nullopt;
+  auto meta_text = read_if_exists(base.string() + ".json");
+  auto ptx = read_if_exists(base.string() + ".ptx");
+  if (!meta_text || !ptx) return std::nullopt;
+  CompiledKernel k;
+  try {
+    const auto meta = nlohmann::json::parse(*meta_text);
+    k.arch = meta.at("arch").get<std::string>();
+  } catch (const std::exception&) {
+    return std::nullopt;
+  }
+  k.cubin = std::move(*cubin);
+  k.ptx = std::move(*ptx);
+  k.log = read_if_exists(base.string() + ".log").value_or("");
+  k.cache_key = key;
+  k.from_cache = true;
+  return k;
+}
+
+bool CompileCache::store(const std::string& key, const CompiledKernel& k) const {
+  if (!enabled_) return false;
+  try {
+    fs::create_directories(dir_);
+    const std::string base = (fs::path(dir_) / key).string();
+    write_file_atomic(base + ".ptx", k.ptx);
+    write_file_atomic(base + ".log", k.log);
+    write_file_atomic(base + ".json", nlohmann::json{{"arch", k.arch},
+                                                     {"nvrtc", NvrtcCompiler::version()},
+                                                     {"compile_ms", k.compile_ms},
+                                                     {"created", utc_timestamp()}}
+                                              .dump(2) +
+                                          "\n");
+    write_file_atomic(base + ".cubin", k.cubin.empty() ? std::string("ptx-only") : k.cubin);
+    return true;
+  } catch (const std::exception&) {
+    return false;
+  }
+}
+
+std::optional<std::string> CompileCache::find_sass(const std::string& key) const {
+  if (!enabled_) return std::nullopt;
+  return read_if_exists((fs::path(dir_) / key).string() + ".sass");
+}
+
+bool CompileCache::store_sass(const std::string& key, const std::string& sass) const {
+  if (!enabled_) return false;
+  try {
+    write_file_atomic((fs::path(dir_) / key).string() + ".sass", sass);
+    return true;
+  } catch (const std::exception&) {
+    return false;
+  }
+}
+
+CompiledKernel compile_cached(const GeneratedKernel& kernel, int arch, const CompileCache& cache, bool cubin) {
+  const auto t0 = std::chrono::steady_clock::now();
+  const std::string key = CompileCache::key(kernel.source, arch, cubin);
+  if (auto hit = cache.find(key)) {
+    if (!cubin) hit->cubin.clear();
+    hit->compile_ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
+    return *hit;
+  }
+  CompiledKernel k = NvrtcCompiler::compile(kernel.source, kernel.name(), arch, cubin);
+  k.cache_key = key;
+  cache.store(key, k);
+  return k;
+}
+
+}  // namespace dissect

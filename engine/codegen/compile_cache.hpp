@@ -1,0 +1,39 @@
+#pragma once
+// On-disk cache of compiled kernels under $XDG_CACHE_HOME/dissect/kernels,
+// keyed by a hash of (generated source = template text + parameters, NVRTC
+// version, options incl. the target arch). Entries are written with atomic
+// renames, CUBIN last, so a concurrent run sees a complete entry or none; two
+// runs compiling the same kernel write identical files. The cache is best
+// effort: a read-only or full disk only costs compile time.
+#include <optional>
+#include <string>
+
+#include "engine/codegen/codegen.hpp"
+#include "engine/codegen/nvrtc_compiler.hpp"
+
+namespace dissect {
+
+class CompileCache {
+ public:
+  // `dir` empty: cache_dir() + "/kernels". DISSECT_NO_CACHE=1 disables the cache.
+  explicit CompileCache(std::string dir = "");
+  [[nodiscard]] static std::string key(const std::string& source, int arch, bool cubin);
+  [[nodiscard]] std::optional<CompiledKernel> find(const std::string& key) const;
+  // Returns false when the entry could not be written.
+  bool store(const std::string& key, const CompiledKernel& k) const;
+  // Disassembly kept next to an entry (computed once per kernel).
+  [[nodiscard]] std::optional<std::string> find_sass(const std::string& key) const;
+  bool store_sass(const std::string& key, const std::string& sass) const;
+  [[nodiscard]] const std::string& dir() const { return dir_; }
+  [[nodiscard]] bool enabled() const { return enabled_; }
+
+ private:
+  std::string dir_;
+  bool enabled_ = true;
+};
+
+// Compiles through the cache: a hit returns the stored CUBIN/PTX/log with
+// from_cache set and compile_ms = the lookup time.
+CompiledKernel compile_cached(const GeneratedKernel& kernel, int arch, const CompileCache& cache, bool cubin = true);
+
+}  // namespace dissect

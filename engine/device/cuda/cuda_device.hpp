@@ -1,0 +1,97 @@
+#pragma once
+// A real NVIDIA GPU through the CUDA driver API: generated kernels (NVRTC,
+// cached CUBIN for the exact sm_XY), arrays prepared on the host from the
+// shared pattern logic, texture objects, the constant bank, the L1/shared
+// carveout per kernel, per-SM packing of sweep points, and the device
+// description for the bundle.
+#include <map>
+#include <memory>
+#include <nlohmann/json.hpp>
+#include <set>
+#include <string>
+#include <vector>
+
+#include "engine/codegen/codegen.hpp"
+#include "engine/codegen/compile_cache.hpp"
+#include "engine/device/cuda/cuda_driver.hpp"
+#include "engine/device/cuda/device_buffer.hpp"
+#include "engine/device/cuda/launch_plan.hpp"
+#include "engine/device/cuda/nvml_clock.hpp"
+#include "engine/device/cuda/smem_plan.hpp"
+#include "engine/device/device.hpp"
+
+namespace dissect {
+
+class CudaDevice final : public Device {
+ public:
+  // Opens GPU `ordinal`; throws RunError (pointing at --device sim:...) when
+  // there is no driver or no such GPU.
+  explicit CudaDevice(int ordinal);
+  ~CudaDevice() override;
+  CudaDevice(const CudaDevice&) = delete;
+  CudaDevice& operator=(const CudaDevice&) = delete;
+
+  [[nodiscard]] nlohmann::json describe() const override;
+  [[nodiscard]] std::string selector() const override { return std::to_string(ordinal_); }
+  RunTimings run(const RunRequest& request, RunSink& sink) override;
+  [[nodiscard]] std::vector<KernelArtifact> preview_kernels(const Spec& spec,
+                                                            std::span<const Point> points) const override;
+  [[nodiscard]] int arch() const { return cc_major_ * 10 + cc_minor_; }
+  [[nodiscard]] std::uint32_t sm_count() const { return sm_count_; }
+
+ private:
+  struct Kernel {
+    GeneratedKernel gen;
+    CompiledKernel bin;
+    CUmodule module = nullptr;
+    CUfunction fn = nullptr;
+    std::uint32_t static_shared = 0;
+    int registers = 0;
+  };
+
+  // Where a run's wall time goes (printed with DISSECT_CUDA_TIMING=1).
+  struct Profile {
+    double kernel_ms = 0, prep_ms = 0, upload_ms = 0, launch_ms = 0, readback_ms = 0, sink_ms = 0;
+  };
+
+  Kernel& kernel(const KernelParams& params, RunTimings& timings, RunSink* sink);
+  // The helper kernels (scatter, fill_sequential) that write arrays on the device.
+  std::pair<CUfunction, CUfunction> helper_functions(RunTimings& timings);
+  void report_kernel(Kernel& k, RunSink& sink);
+  void run_group(const RunRequest& req, const LaunchGroup& group, RunTimings& timings, RunSink& sink);
+  void run_pchase(const RunRequest& req, const LaunchGroup& group, Kernel& k, RunTimings& timings, RunSink& sink);
+  void run_phases(const RunRequest& req, const LaunchGroup& group, Kernel& k, RunTimings& timings, RunSink& sink);
+  // shared_stride, coalescing, throughput: one table entry per block, per-lane / per-request / per-warp samples.
+  void run_simple(const RunRequest& req, const LaunchGroup& group, Kernel& k, RunTimings& timings, RunSink& sink);
+  // Shared-memory plan of a launch, applied to the function.
+  SmemPlan apply_smem(Kernel& k, const Experiment& e, std::uint32_t needed);
+  double launch(Kernel& k, std::uint32_t blocks, std::uint32_t threads, std::uint32_t dyn_shared, void** args);
+  [[nodiscard]] double current_sm_clock_khz() const;
+
+  const CudaDriver& drv_;
+  int ordinal_ = 0;
+  CUdevice dev_ = 0;
+  CUcontext ctx_ = nullptr;
+  int cc_major_ = 0, cc_minor_ = 0;
+  std::uint32_t sm_count_ = 1;
+  SmemLimits smem_;
+  nlohmann::json description_;
+  std::unique_ptr<NvmlClock> nvml_;
+  double rated_clock_khz_ = 0;
+  CompileCache cache_;
+  TemplateLoader templates_;
+  std::map<std::string, std::unique_ptr<Kernel>> kernels_;  // by canonical params
+  std::set<std::string> reported_;                          // kernels reported to this run's sink
+  DeviceBuffer arrays_{"the chased arrays"}, tables_{"the parameter tables"}, lat_{"the latency samples"},
+      idx_{"the index samples"}, misc_{"the per-chaser results"}, scatter_{"the sparse array contents"},
+      flush_{"the L2 flush buffer"};
+  std::uint64_t l2_bytes_ = 0;
+  CUevent ev0_ = nullptr, ev1_ = nullptr;
+  CUfunction fill_fn_ = nullptr;
+  Profile prof_;
+};
+
+// The `cuda` device family for the registry: selectors that are all digits.
+DeviceFactory cuda_device_factory();
+
+}  // namespace dissect

@@ -1,0 +1,53 @@
+#pragma once
+// Device memory that grows on demand and is kept between launches (a sweep
+// reuses its buffers instead of allocating per point).
+#include <cstdint>
+#include <string>
+
+#include "engine/core/diagnostics.hpp"
+#include "engine/device/cuda/cuda_driver.hpp"
+
+namespace dissect {
+
+class DeviceBuffer {
+ public:
+  DeviceBuffer() = default;
+  explicit DeviceBuffer(std::string what) : what_(std::move(what)) {}
+  ~DeviceBuffer() { release(); }
+  DeviceBuffer(const DeviceBuffer&) = delete;
+  DeviceBuffer& operator=(const DeviceBuffer&) = delete;
+
+  // At least `bytes` (contents are not kept), aligned to `align` bytes.
+  CUdeviceptr ensure(std::uint64_t bytes, std::uint64_t align = 256) {
+    if (bytes == 0) bytes = 1;
+    if (ptr_ != 0 && bytes <= usable_ && align <= align_) return aligned_;
+    release();
+    const CudaDriver& d = CudaDriver::get();
+    const std::uint64_t total = bytes + (align > 256 ? align : 0);
+    const CUresult r = d.cuMemAlloc(&ptr_, total);
+    if (r != CUDA_SUCCESS) {
+      ptr_ = 0;
+      std::size_t free_b = 0, total_b = 0;
+      d.cuMemGetInfo(&free_b, &total_b);
+      throw RunError("cuMemAlloc: " + d.error_text(r) + ": " + what_ + " needs " + std::to_string(total) +
+                     " B; the GPU has " + std::to_string(free_b) + " B free of " + std::to_string(total_b));
+    }
+    align_ = align < 256 ? 256 : align;
+    aligned_ = (ptr_ + align_ - 1) / align_ * align_;
+    usable_ = total - (aligned_ - ptr_);
+    return aligned_;
+  }
+  [[nodiscard]] CUdeviceptr ptr() const { return aligned_; }
+  void release() {
+    if (ptr_ != 0 && CudaDriver::available()) CudaDriver::get().cuMemFree(ptr_);
+    ptr_ = aligned_ = 0;
+    usable_ = 0;
+  }
+
+ private:
+  std::string what_ = "a buffer";
+  CUdeviceptr ptr_ = 0, aligned_ = 0;
+  std::uint64_t usable_ = 0, align_ = 256;
+};
+
+}  // namespace dissect

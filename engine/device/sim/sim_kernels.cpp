@@ -1,0 +1,492 @@
+#include "engine/device/sim/sim_kernels.hpp"
+
+#if defined(__linux__)
+#include "engine/core/diagnostics.hpp"
+#include <sys/mman.h>
+#endif
+
+#include <algorithm>
+#include <cmath>
+#include <map>
+#include <set>
+#include <stdexcept>
+#include <tuple>
+
+#include "engine/bundle/bundle.hpp"
+#include "engine/device/chase_order.hpp"
+#include "engine/device/sim/noise.hpp"
+
+namespace dissect::sim {
+
+std::uint32_t first_sm(const Experiment& e, std::size_t point_id, std::uint32_t sm_count) {
+  if (sm_count == 0) return 0;
+  return (is_sm_private(e.target) && e.parallel) ? static_cast<std::uint32_t>(point_id % sm_count) : 0u;
+}
+
+namespace {
+
+constexpr std::uint64_t kArrayAlign = 2ull << 20;
+
+std::uint64_t align_up(std::uint64_t v, std::uint64_t a) { return (v + a - 1) / a * a; }
+
+// Reserves room for n samples. Large traces ask the kernel for huge pages: a
+// fresh 4 KiB page per hundred samples otherwise costs as much as simulating them.
+void reserve_samples(std::vector<Sample>& v, std::uint64_t n) {
+  v.reserve(n);
+#if defined(__linux__) && defined(MADV_HUGEPAGE)
+  const std::uint64_t bytes = n * sizeof(Sample);
+  if (bytes >= (8ull << 20)) {
+    const auto begin = reinterpret_cast<std::uintptr_t>(v.data());
+    const std::uintptr_t lo = (begin + (2u << 20) - 1) & ~std::uintptr_t{(2u << 20) - 1};
+    const std::uintptr_t hi = (begin + bytes) & ~std::uintptr_t{(2u << 20) - 1};
+    if (hi > lo) ::madvise(reinterpret_cast<void*>(lo), hi - lo, MADV_HUGEPAGE);  // advisory: failure is harmless
+  }
+#endif
+}
+
+// Everything a kernel needs about the point being run.
+struct Ctx {
+  MemorySystem& mem;
+  const Profile& prof;
+  const Point& point;
+  const Experiment& e;
+  KernelRun& out;
+  std::uint32_t sm0;
+  std::uint64_t seed;
+
+  [[nodiscard]] std::uint64_t launch_seed(std::uint32_t r) const { return mix64(seed + r); }
+  [[nodiscard]] std::uint64_t noise_stream(std::uint32_t r) const {
+    return mix64(static_cast<std::uint64_t>(point.id) * 0x100000001b3ull + r);
+  }
+  [[nodiscard]] std::uint32_t sm_of_block(std::uint32_t b) const { return (sm0 + b) % prof.sm_count; }
+  void start_launch(std::uint32_t r) {
+    if (r == 0) mem.reset(launch_seed(0));
+    else mem.new_launch(launch_seed(r));
+    ++out.launches;
+  }
+  // A clock reading: whole cycles, never below one.
+  static double cycles(double v) {
+    return v < 1.0 ? 1.0 : static_cast<double>(static_cast<std::int64_t>(v + 0.5));
+  }
+};
+
+// ---- pchase -----------------------------------------------------------------
+
+void run_pchase(Ctx& c) {
+  const Experiment& e = c.e;
+  const ChaseOrder order(e.array, e.elem_bytes());
+  const std::uint64_t app = order.pass_length();
+  const std::size_t nc = e.layout.chasers.size();
+  const std::size_t g_count = nc * e.layout.blocks;
+  const std::uint64_t base = c.prof.address_base;
+  const bool chain = e.timing.mode == TimingMode::chain;
+  const double overhead = c.prof.timer_overhead;
+
+  struct Chaser {
+    BoundPath bp;
+    std::uint64_t start = 0;
+    std::int32_t sm = 0;
+    double cycles = 0;
+  };
+  std::vector<Chaser> ch(g_count);
+  for (std::size_t g = 0; g < g_count; ++g) {
+    const auto b = static_cast<std::uint32_t>(g / nc);
+    const std::uint32_t t = e.layout.chasers[g % nc];
+    ch[g].sm = static_cast<std::int32_t>(c.sm_of_block(b));
+    ch[g].bp = c.mem.bind(e.path, c.sm_of_block(b), t / c.prof.warp_size);
+    ch[g].start = chaser_start_offset(e, g);
+  }
+
+  auto& samples = c.out.trace.samples;
+  const std::uint64_t per_repeat = chain ? g_count : g_count * e.iterations;
+  // One chaser: samples are appended in order (no zero-filling of a large buffer).
+  const bool append = g_count == 1 && !chain;
+  reserve_samples(samples, per_repeat * e.repeats);
+  if (!append) samples.resize(per_repeat * e.repeats);
+  double total_cycles = 0;
+
+  for (std::uint32_t r = 0; r < e.repeats; ++r) {
+    c.start_launch(r);
+    Noise noise(c.prof.noise, c.noise_stream(r));
+    std::vector<ChaseWalker> walkers;
+    walkers.reserve(g_count);
+    for (auto& x : ch) {
+      walkers.emplace_back(order, x.start);
+      x.cycles = 0;
+    }
+    // Warm-up: whole passes, untimed.
+    const std::uint64_t warm = static_cast<std::uint64_t>(e.warmup) * app;
+    if (g_count == 1) {
+      Chaser& x = ch[0];
+      ChaseWalker& w = walkers[0];
+      for (std::uint64_t k = 0; k < warm; ++k) x.cycles += c.mem.load(x.bp, base + w.next());
+    } else {
+      for (std::uint64_t k = 0; k < warm; ++k)
+        for (std::size_t g = 0; g < g_count; ++g) ch[g].cycles += c.mem.load(ch[g].bp, base + walkers[g].next());
+    }
+    // Timed accesses.
+    if (append) {
+      Chaser& x = ch[0];
+      ChaseWalker& w = walkers[0];
+      const bool noisy = noise.enabled();
+      for (std::uint64_t k = 0; k < e.iterations; ++k) {
+        const std::uint64_t off = w.next();
+        double lat = c.mem.load(x.bp, base + off) + overhead;
+        if (noisy) lat += noise.sample();
+        const double v = Ctx::cycles(lat);
+        x.cycles += v;
+        samples.push_back(Sample{0, k, off, v, x.sm, 0});
+      }
+      total_cycles += x.cycles;
+      continue;
+    }
+    Sample* out = samples.data() + r * per_repeat;
+    std::vector<double> chain_sum(g_count, 0.0);
+    for (std::uint64_t k = 0; k < e.iterations; ++k) {
+      for (std::size_t g = 0; g < g_count; ++g) {
+        const std::uint64_t off = walkers[g].next();
+        const double lat = c.mem.load(ch[g].bp, base + off) + noise.sample();
+        if (chain) {
+          chain_sum[g] += lat;
+          ch[g].cycles += lat;
+        } else {
+          const double v = Ctx::cycles(lat + overhead);
+          ch[g].cycles += v;
+          Sample& s = out[g * e.iterations + k];
+          s.thread = static_cast<std::uint32_t>(g);
+          s.seq = k;
+          s.offset_bytes = off;
+          s.latency = v;
+          s.sm_id = ch[g].sm;
+        }
+      }
+    }
+    if (chain) {
+      for (std::size_t g = 0; g < g_count; ++g) {
+        const double total = std::round(chain_sum[g] + overhead);
+        Sample& s = out[g];
+        s.thread = static_cast<std::uint32_t>(g);
+        s.seq = r;
+        s.offset_bytes = ch[g].start;
+        s.latency = total / static_cast<double>(e.iterations);
+        s.sm_id = ch[g].sm;
+        ch[g].cycles += overhead;
+      }
+    }
+    double launch = 0;
+    for (const auto& x : ch) launch = std::max(launch, x.cycles);
+    total_cycles += launch;
+  }
+  c.out.cycles = total_cycles;
+}
+
+// ---- phases -----------------------------------------------------------------
+
+void run_phases(Ctx& c) {
+  const Experiment& e = c.e;
+  struct Arr {
+    const PhaseArray* spec;
+    std::unique_ptr<ChaseOrder> order;
+    std::uint64_t base;
+  };
+  std::map<std::string, Arr> arrays;
+  std::uint64_t next_base = c.prof.address_base;
+  for (const auto& pa : e.arrays) {
+    Arr a{&pa, std::make_unique<ChaseOrder>(pa.array, e.elem_bytes()), next_base};
+    next_base = align_up(next_base + pa.array.size_bytes, kArrayAlign);
+    arrays.emplace(pa.name, std::move(a));
+  }
+  for (const auto& ph : e.phases)
+    if (!arrays.count(ph.array)) throw std::invalid_argument("phases: no array named '" + ph.array + "'");
+
+  // Bind every (array path, SM, warp) combination before the first reset.
+  struct Key {
+    LoadPath path;
+    std::uint32_t sm, warp;
+    bool operator<(const Key& o) const {
+      return std::tie(path, sm, warp) < std::tie(o.path, o.sm, o.warp);
+    }
+  };
+  // One block: the phases program is about the caches of one SM.
+  std::map<Key, BoundPath> bound;
+  for (const auto& ph : e.phases) {
+    const Key k{arrays.at(ph.array).spec->path, c.sm_of_block(0), ph.thread / c.prof.warp_size};
+    if (!bound.count(k)) bound.emplace(k, c.mem.bind(k.path, k.sm, k.warp));
+  }
+
+  // accesses_per_pass: of the first measured array.
+  for (const auto& ph : e.phases)
+    if (ph.action == Phase::Action::measure) {
+      c.out.trace.accesses_per_pass = arrays.at(ph.array).order->pass_length();
+      break;
+    }
+
+  const double overhead = c.prof.timer_overhead;
+  auto& samples = c.out.trace.samples;
+  double total_cycles = 0;
+  for (std::uint32_t r = 0; r < e.repeats; ++r) {
+    c.start_launch(r);
+    Noise noise(c.prof.noise, c.noise_stream(r));
+    double launch = 0;
+    for (std::uint32_t b = 0; b < 1; ++b) {
+      const std::uint32_t sm = c.sm_of_block(b);
+      std::uint32_t measure_index = 0;
+      double block_cycles = 0;
+      for (const auto& ph : e.phases) {
+        const Arr& a = arrays.at(ph.array);
+        const BoundPath& bp = bound.at(Key{a.spec->path, sm, ph.thread / c.prof.warp_size});
+        ChaseWalker w(*a.order, chaser_start_offset(a.spec->array, 0, 0));
+        const std::uint64_t n = static_cast<std::uint64_t>(ph.passes) * a.order->pass_length();
+        if (ph.action == Phase::Action::warm) {
+          for (std::uint64_t k = 0; k < n; ++k) block_cycles += c.mem.load(bp, a.base + w.next());
+          continue;
+        }
+        for (std::uint64_t k = 0; k < n; ++k) {
+          const std::uint64_t off = w.next();
+          const double v = Ctx::cycles(c.mem.load(bp, a.base + off) + noise.sample() + overhead);
+          block_cycles += v;
+          Sample s;
+          s.thread = b * e.layout.threads + ph.thread;
+          s.seq = k;
+          s.offset_bytes = off;
+          s.latency = v;
+          s.sm_id = static_cast<std::int32_t>(sm);
+          s.phase = measure_index;
+          samples.push_back(s);
+        }
+        ++measure_index;
+      }
+      launch = std::max(launch, block_cycles);
+    }
+    total_cycles += launch;
+  }
+  c.out.cycles = total_cycles;
+}
+
+// ---- shared_stride ----------------------------------------------------------
+
+// Largest number of distinct bank words that one bank must serve for the warp
+// `warp` (threads warp*W .. warp*W+W-1 of the block).
+std::uint32_t conflict_degree(const Experiment& e, const SharedSpec& sh, std::uint32_t warp, std::uint32_t warp_size) {
+  const std::uint64_t size = std::max<std::uint64_t>(e.array.size_bytes, 1);
+  std::map<std::uint64_t, std::set<std::uint64_t>> words_of_bank;
+  const std::uint32_t first = warp * warp_size;
+  const std::uint32_t last = std::min(e.layout.threads, first + warp_size);
+  for (std::uint32_t t = first; t < last; ++t) {
+    const std::uint64_t addr = (e.array.offset_bytes + static_cast<std::uint64_t>(t) * e.array.stride_bytes) % size;
+    const std::uint64_t word = addr / sh.bank_width;
+    words_of_bank[word % sh.banks].insert(word);
+  }
+  std::size_t d = 1;
+  for (const auto& [bank, words] : words_of_bank) d = std::max(d, words.size());
+  return static_cast<std::uint32_t>(d);
+}
+
+void run_shared_stride(Ctx& c) {
+  const Experiment& e = c.e;
+  const SharedSpec& sh = c.prof.shared;
+  const std::uint32_t lanes = e.layout.threads;
+  const double overhead = c.prof.timer_overhead;
+  const double n = static_cast<double>(e.iterations);
+  const std::uint64_t size = std::max<std::uint64_t>(e.array.size_bytes, 1);
+  auto& samples = c.out.trace.samples;
+  samples.reserve(static_cast<std::size_t>(lanes) * e.layout.blocks * e.repeats);
+  std::vector<double> lane_latency(lanes);
+  for (std::uint32_t t = 0; t < lanes; ++t) {
+    const std::uint32_t d = conflict_degree(e, sh, t / c.prof.warp_size, c.prof.warp_size);
+    lane_latency[t] = sh.latency + (d - 1) * sh.conflict_cycles;
+  }
+  double total = 0;
+  for (std::uint32_t r = 0; r < e.repeats; ++r) {
+    c.start_launch(r);
+    Noise noise(c.prof.noise, c.noise_stream(r));
+    double launch = 0;
+    for (std::uint32_t b = 0; b < e.layout.blocks; ++b) {
+      for (std::uint32_t t = 0; t < lanes; ++t) {
+        // Timed as a whole: `iterations` dependent reads between two clock reads.
+        double sum = overhead;
+        for (std::uint64_t k = 0; k < e.iterations; ++k) sum += lane_latency[t] + noise.sample();
+        sum = std::round(sum);
+        Sample s;
+        s.thread = b * lanes + t;
+        s.seq = r;
+        s.offset_bytes = (e.array.offset_bytes + static_cast<std::uint64_t>(t) * e.array.stride_bytes) % size;
+        s.latency = sum / n;
+        s.sm_id = static_cast<std::int32_t>(c.sm_of_block(b));
+        samples.push_back(s);
+        launch = std::max(launch, sum);
+      }
+    }
+    total += launch;
+  }
+  c.out.cycles = total;
+}
+
+// ---- throughput -------------------------------------------------------------
+
+void run_throughput(Ctx& c) {
+  const Experiment& e = c.e;
+  const Profile& p = c.prof;
+  const double elem = static_cast<double>(e.elem_bytes());
+  const double warp_size = p.warp_size;
+  const double warps = std::ceil(static_cast<double>(e.layout.threads) / warp_size);
+  const std::uint32_t active_sms = std::min(e.layout.blocks, p.sm_count);
+  const double blocks_per_sm = std::ceil(static_cast<double>(e.layout.blocks) / static_cast<double>(p.sm_count));
+
+  // Latency and bandwidth limit (bytes/cycle per SM) of the level the array fits in.
+  double latency = 0, limit = 0;
+  auto tighten = [&](double per_sm) {
+    if (per_sm > 0) limit = limit == 0 ? per_sm : std::min(limit, per_sm);
+  };
+  if (e.path == LoadPath::shared) {
+    latency = p.shared.latency;
+    tighten(p.shared.bandwidth > 0 ? p.shared.bandwidth : static_cast<double>(p.shared.banks * p.shared.bank_width));
+  } else {
+    const PathSpec& ps = p.path(e.path);
+    if (!ps.defined)
+      throw UnsupportedError(std::string("device profile '") + p.name + "' does not describe load path '" +
+                                  to_string(e.path) + "'");
+    double extra = 0;
+    bool hit = false;
+    for (const auto& st : ps.steps) {
+      if (st.kind == PathStep::Kind::tlb) continue;
+      const CacheSpec& cs = p.caches[st.cache];
+      const double cap = static_cast<double>(c.mem.geometry(st.cache).capacity_bytes());
+      tighten(cs.per_sm ? cs.bandwidth * cs.instances_per_sm : cs.bandwidth / active_sms);
+      if (cap >= static_cast<double>(e.array.size_bytes)) {
+        latency = extra + (std::isnan(st.latency) ? cs.latency : st.latency);
+        hit = true;
+        break;
+      }
+      extra += cs.miss_cost;
+    }
+    if (!hit) {
+      latency = extra + p.dram_latency;
+      tighten(p.dram_bandwidth / active_sms);
+    }
+  }
+  latency = std::max(latency, 1.0);
+  const double in_flight = blocks_per_sm * warps * e.ilp * warp_size * elem;
+  double rate = in_flight / latency;  // bytes/cycle per SM (Little's law)
+  if (limit > 0) rate = std::min(rate, limit);
+  const double block_bytes = static_cast<double>(e.layout.threads) * static_cast<double>(e.iterations) * e.ilp * elem;
+  const double sm_cycles = latency + block_bytes * blocks_per_sm / rate;
+
+  auto& samples = c.out.trace.samples;
+  const auto warp_count = static_cast<std::uint32_t>(warps);
+  double total = 0;
+  for (std::uint32_t r = 0; r < e.repeats; ++r) {
+    c.start_launch(r);
+    Noise noise(c.prof.noise, c.noise_stream(r));
+    for (std::uint32_t b = 0; b < e.layout.blocks; ++b) {
+      for (std::uint32_t w = 0; w < warp_count; ++w) {
+        const std::uint32_t threads_in_warp = std::min(p.warp_size, e.layout.threads - w * p.warp_size);
+        Sample s;
+        s.thread = b * warp_count + w;
+        s.seq = r;
+        s.offset_bytes = static_cast<std::uint64_t>(threads_in_warp) * e.iterations * e.ilp * e.elem_bytes();
+        s.latency = Ctx::cycles(sm_cycles + noise.sample() + p.timer_overhead);
+        s.sm_id = static_cast<std::int32_t>(c.sm_of_block(b));
+        samples.push_back(s);
+      }
+    }
+    total += sm_cycles;
+  }
+  c.out.cycles = total;
+}
+
+// ---- coalescing -------------------------------------------------------------
+
+void run_coalescing(Ctx& c) {
+  const Experiment& e = c.e;
+  const Profile& p = c.prof;
+  const std::uint32_t lanes = std::min(e.layout.threads, p.warp_size);
+  const std::uint64_t size = std::max<std::uint64_t>(e.array.size_bytes, 1);
+  const std::uint64_t base = p.address_base;
+  std::vector<BoundPath> bp;
+  for (std::uint32_t b = 0; b < e.layout.blocks; ++b) bp.push_back(c.mem.bind(e.path, c.sm_of_block(b), 0));
+
+  // Granularity: the first cache of the path (32 B sectors of 128 B lines without one).
+  std::uint64_t line = 128, sector = 32;
+  if (e.path != LoadPath::shared)
+    for (const auto& st : p.path(e.path).steps)
+      if (st.kind == PathStep::Kind::cache) {
+        line = c.mem.geometry(st.cache).line_bytes;
+        sector = c.mem.geometry(st.cache).sector_bytes;
+        break;
+      }
+  std::set<std::uint64_t> lines, sectors;
+  for (std::uint32_t i = 0; i < lanes; ++i) {
+    const std::uint64_t a = base + (e.array.offset_bytes + static_cast<std::uint64_t>(i) * e.array.stride_bytes) % size;
+    lines.insert(a / line);
+    sectors.insert(a / sector);
+  }
+  // The L1 serves one line per cycle, then one sector per cycle (seed 001, ch. 4).
+  const double serial = static_cast<double>(lines.size() - 1) * p.coalesce_line_cycles +
+                        static_cast<double>(sectors.size() - lines.size()) * p.coalesce_sector_cycles;
+  auto request = [&](const BoundPath& path) {
+    double worst = 0;
+    for (auto s : sectors) worst = std::max(worst, c.mem.load(path, s * sector));
+    return worst + serial;
+  };
+  auto& samples = c.out.trace.samples;
+  samples.reserve(e.iterations * e.layout.blocks * e.repeats);
+  double total = 0;
+  const std::uint64_t lane0 = e.array.offset_bytes % size;
+  for (std::uint32_t r = 0; r < e.repeats; ++r) {
+    c.start_launch(r);
+    Noise noise(p.noise, c.noise_stream(r));
+    double launch = 0;
+    for (std::uint32_t b = 0; b < e.layout.blocks; ++b) {
+      double cyc = 0;
+      for (std::uint32_t k = 0; k < e.warmup; ++k) cyc += request(bp[b]);
+      for (std::uint64_t k = 0; k < e.iterations; ++k) {
+        Sample s;
+        s.thread = b;
+        s.seq = k;
+        s.offset_bytes = lane0;
+        s.latency = Ctx::cycles(request(bp[b]) + noise.sample() + p.timer_overhead);
+        s.sm_id = static_cast<std::int32_t>(c.sm_of_block(b));
+        cyc += s.latency;
+        samples.push_back(s);
+      }
+      launch = std::max(launch, cyc);
+    }
+    total += launch;
+  }
+  c.out.cycles = total;
+}
+
+}  // namespace
+
+KernelRun simulate_point(MemorySystem& memory, const Point& point) {
+  const Experiment& e = point.experiment;
+  const Profile& prof = memory.profile();
+  KernelRun out;
+  PointTrace& t = out.trace;
+  t.point_id = point.id;
+  for (const auto& [k, v] : point_params(point)) t.params[k] = v;
+  // The correction per sample (engine/trace/trace.hpp): samples that average K
+  // loads (chains, shared_stride) carry 1/K of the timer overhead, as on a GPU.
+  const bool averaged = (e.kernel == KernelKind::pchase && e.timing.mode == TimingMode::chain) ||
+                        e.kernel == KernelKind::shared_stride;
+  t.timer_overhead_cycles =
+      averaged ? prof.timer_overhead / static_cast<double>(std::max<std::uint64_t>(1, e.iterations)) : prof.timer_overhead;
+  t.sm_clock_khz = prof.clock_khz;
+  t.accesses_per_pass = e.accesses_per_pass();
+  t.discard_passes = e.discard;
+  const std::uint32_t sm0 = first_sm(e, point.id, prof.sm_count);
+  t.sm_id = static_cast<std::int32_t>(sm0);
+  Ctx c{memory, prof, point, e, out, sm0, mix64(prof.seed ^ mix64(point.id))};
+  switch (e.kernel) {
+    case KernelKind::pchase: run_pchase(c); break;
+    case KernelKind::phases: run_phases(c); break;
+    case KernelKind::shared_stride: run_shared_stride(c); break;
+    case KernelKind::throughput: run_throughput(c); break;
+    case KernelKind::coalescing: run_coalescing(c); break;
+  }
+  t.kernel_ms = out.cycles / prof.clock_khz;
+  return out;
+}
+
+}  // namespace dissect::sim

@@ -1,0 +1,152 @@
+#include "engine/report/report_writer.hpp"
+
+#include <filesystem>
+#include <set>
+#include <stdexcept>
+
+#include "dissect_git_revision.hpp"
+#include "engine/core/files.hpp"
+#include "engine/report/gnuplot_runner.hpp"
+#include "engine/report/miss_threshold.hpp"
+#include "engine/report/plot.hpp"
+#include "engine/report/report_format.hpp"
+
+namespace dissect::report {
+namespace fs = std::filesystem;
+
+namespace {
+
+bool non_empty_file(const fs::path& p) {
+  std::error_code ec;
+  return fs::is_regular_file(p, ec) && fs::file_size(p, ec) > 0 && !ec;
+}
+
+std::string first_lines(const std::string& text, std::size_t n) {
+  std::string out;
+  std::size_t start = 0;
+  for (std::size_t i = 0; i < n && start < text.size(); ++i) {
+    const std::size_t nl = text.find('\n', start);
+    std::string line = text.substr(start, nl == std::string::npos ? std::string::npos : nl - start);
+    if (!line.empty()) out += (out.empty() ? "" : " / ") + line;
+    if (nl == std::string::npos) break;
+    start = nl + 1;
+  }
+  return out;
+}
+
+}  // namespace
+
+std::size_t ReportResult::rendered() const {
+  std::size_t n = 0;
+  for (const auto& p : plots) n += (!p.svg.empty() || !p.png.empty()) ? 1 : 0;
+  return n;
+}
+
+ReportResult write_report(const std::vector<std::string>& bundle_dirs, const ReportOptions& options,
+                          const ReportExtras& extras) {
+  std::vector<ExperimentData> experiments;
+  for (const auto& dir : bundle_dirs) experiments.push_back(load_experiment(dir, options.limits));
+  return write_report(experiments, options, extras);
+}
+
+ReportResult write_report(const std::vector<ExperimentData>& experiments, const ReportOptions& options,
+                          const ReportExtras& extras) {
+  if (options.out_dir.empty()) throw std::runtime_error("report: no output directory");
+  const fs::path out(options.out_dir);
+  std::error_code ec;
+  fs::create_directories(out, ec);
+  if (ec) throw std::runtime_error(options.out_dir + ": cannot create report directory: " + ec.message());
+
+  ReportResult result;
+  Gnuplot gp;
+  if (options.render) {
+    gp = find_gnuplot(options.gnuplot);
+  } else {
+    gp.message = "rendering was switched off (--no-render)";
+  }
+  result.gnuplot_found = gp.found;
+  result.gnuplot_message = gp.message;
+
+  ReportDocument doc;
+  doc.title = extras.title.empty() ? "dissect report" : extras.title;
+  doc.generated = std::string("dissect ") + DISSECT_VERSION + " (git " + DISSECT_GIT_REVISION + "), " + utc_timestamp();
+  doc.rendered = gp.found;
+  doc.rendering = gp.found ? gp.message + "."
+                           : gp.message + ". The data files and gnuplot scripts are written; render a plot with "
+                                          "`gnuplot STEM.gp` in its directory.";
+  doc.intro = extras.intro;
+  doc.tables = extras.tables;
+  for (const auto& f : extras.findings) doc.findings.push_back(f.to_json());
+
+  // Keep thresholds alive for the sections (the document points at the data only).
+  std::vector<MissThreshold> thresholds;
+  thresholds.reserve(experiments.size());
+  std::set<std::string> used_dirs;
+  for (const auto& data : experiments) {
+    ExperimentSection section;
+    section.data = &data;
+    std::string slug = file_slug(data.name());
+    for (int i = 2; used_dirs.count(slug) != 0; ++i) slug = file_slug(data.name()) + "-" + std::to_string(i);
+    used_dirs.insert(slug);
+    section.rel_dir = slug;
+    const fs::path dir = out / slug;
+    fs::create_directories(dir, ec);
+    if (ec) throw std::runtime_error(dir.string() + ": cannot create: " + ec.message());
+
+    thresholds.push_back(miss_threshold(data));
+    const MissThreshold& threshold = thresholds.back();
+    section.threshold_source = threshold.source;
+    PlotContext ctx{data, threshold, gp.png_terminal.empty() ? "pngcairo" : gp.png_terminal};
+
+    const auto choices = select_plots(data, &section.why_none);
+    if (choices.empty()) result.warnings.push_back(data.name() + ": " + section.why_none);
+    for (const auto& choice : choices) {
+      PlotOutput plot = make_plot(choice.kind, ctx);
+      if (!plot.skipped.empty()) {
+        section.skipped.push_back(std::string(plot_title(choice.kind)) + ": " + plot.skipped);
+        continue;
+      }
+      ReportPlot rp;
+      rp.experiment = data.name();
+      rp.kind = choice.kind;
+      rp.dir = dir.string();
+      for (const auto& f : plot.data) {
+        write_data_file(dir.string(), f);
+        rp.data.push_back((dir / f.name).string());
+      }
+      rp.script = (dir / (plot.stem + ".gp")).string();
+      write_file_atomic(rp.script, plot.script);
+      const fs::path svg = dir / (plot.stem + ".svg"), png = dir / (plot.stem + ".png");
+      fs::remove(svg, ec);  // never mistake an earlier report's picture for this one
+      fs::remove(png, ec);
+
+      PlotSection ps;
+      ps.reason = choice.reason;
+      ps.rel_dir = slug;
+      if (gp.found) {
+        const GnuplotRun run = run_gnuplot(gp, plot.stem + ".gp", dir.string(), options.timeout);
+        ps.svg = non_empty_file(svg);
+        ps.png = non_empty_file(png);
+        if (run.timed_out) {
+          ps.error = "gnuplot timed out after " + std::to_string(options.timeout.count() / 1000) + " s";
+        } else if (run.status != 0 || (!ps.svg && !ps.png)) {
+          ps.error = "gnuplot failed (status " + std::to_string(run.status) + "): " + first_lines(run.output, 3);
+        }
+        if (!ps.error.empty()) result.warnings.push_back(data.name() + ": " + plot.stem + ": " + ps.error);
+        if (ps.svg) rp.svg = svg.string();
+        if (ps.png) rp.png = png.string();
+        rp.error = ps.error;
+      }
+      ps.plot = std::move(plot);
+      section.plots.push_back(std::move(ps));
+      result.plots.push_back(std::move(rp));
+    }
+    doc.experiments.push_back(std::move(section));
+  }
+
+  result.report_md = (out / "report.md").string();
+  write_file_atomic(result.report_md, render_markdown(doc));
+  return result;
+}
+
+}  // namespace dissect::report

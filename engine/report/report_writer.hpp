@@ -1,0 +1,71 @@
+#pragma once
+// The report API: bundles in, report.md and plots out.
+//
+//   dissect::report::ReportOptions opt;
+//   opt.out_dir = "results/h200";
+//   dissect::report::ReportExtras extra;           // optional
+//   extra.title = "Memory topology of NVIDIA H200";
+//   extra.tables.push_back({"Topology", {"structure", "size", "line", "latency"}, rows, ""});
+//   extra.findings = topology_findings;           // std::vector<Finding>, shown first
+//   auto r = dissect::report::write_report(bundle_dirs, opt, extra);
+//   // r.report_md, r.plots (each with its files and whether it rendered), r.gnuplot_message
+//
+// Layout of out_dir: report.md, and one directory per experiment (the spec
+// name, made unique) holding for each plot STEM.dat (data), STEM.gp (script),
+// STEM.svg and STEM.png. Without gnuplot the data and scripts are still
+// written and report.md says so. out_dir is created; files of an earlier
+// report there are replaced.
+#include <chrono>
+#include <string>
+#include <vector>
+
+#include "analyzers/analyzer.hpp"
+#include "engine/report/experiment_data.hpp"
+#include "engine/report/markdown_writer.hpp"
+#include "engine/report/plot_selection.hpp"
+
+namespace dissect::report {
+
+struct ReportOptions {
+  std::string out_dir;                                   // required
+  std::string gnuplot;                                   // path or name; "" = $DISSECT_GNUPLOT, else gnuplot on PATH
+  bool render = true;                                    // false: data files and scripts only
+  std::chrono::milliseconds timeout{60000};              // per gnuplot script
+  ReportLimits limits;                                   // downsampling
+};
+
+struct ReportExtras {
+  std::string title = "dissect report";
+  std::string intro;                  // Markdown after the header
+  std::vector<ReportTable> tables;    // before the experiments (e.g. the topology table)
+  std::vector<Finding> findings;      // findings stored in no bundle, shown before the experiments
+};
+
+struct ReportPlot {
+  std::string experiment;   // spec name
+  PlotKind kind = PlotKind::latency_over_size;
+  std::string dir;          // its files' directory
+  std::string script;       // paths of the files
+  std::vector<std::string> data;
+  std::string svg, png;     // "" when not rendered
+  std::string error;        // gnuplot's complaint
+};
+
+struct ReportResult {
+  std::string report_md;         // path of report.md
+  bool gnuplot_found = false;
+  std::string gnuplot_message;   // what rendered the plots, or why nothing did
+  std::vector<ReportPlot> plots;
+  std::vector<std::string> warnings;  // plots that failed to render, experiments without plots
+  [[nodiscard]] std::size_t rendered() const;  // plots with an SVG or PNG
+};
+
+// Loads each bundle (streaming, within options.limits) and writes the report.
+// Throws std::runtime_error naming the bundle when one cannot be read.
+ReportResult write_report(const std::vector<std::string>& bundle_dirs, const ReportOptions& options,
+                          const ReportExtras& extras = {});
+// The same for experiments already loaded (load_experiment / experiment_from_bundle).
+ReportResult write_report(const std::vector<ExperimentData>& experiments, const ReportOptions& options,
+                          const ReportExtras& extras = {});
+
+}  // namespace dissect::report

@@ -1,0 +1,41 @@
+#!/usr/bin/env bash
+# On the GPU machine: `dissect topology` on GPU 0 three times in a row (the
+# stability target: same sizes, lines and sets each time), wall times, and a
+# report of the first run. Expects the carried binary in .carry/ (scripts/gpu_pack.sh).
+# Full output under $OUT; a short table last.
+set -uo pipefail
+ROOT=$(cd "$(dirname "$0")/.." && pwd)
+BIN=${DISSECT:-$ROOT/.carry/dissect}
+OUT=${OUT:-/tmp/dissect-topology}
+mkdir -p "$OUT"
+export DISSECT_SPECS=$ROOT/specs DISSECT_TEMPLATES=$ROOT/kernels_templates XDG_CACHE_HOME=$OUT/cache
+nvidia-smi --query-gpu=name,clocks.sm,clocks.max.sm,temperature.gpu,power.draw --format=csv > "$OUT/nvidia-smi.txt" 2>&1
+for i in 1 2 3; do
+  start=$(date +%s.%N)
+  "$BIN" topology --device 0 --out "$OUT/run$i" --quiet > "$OUT/table$i.txt" 2> "$OUT/stderr$i.txt"
+  echo "run $i: exit $? wall $(echo "$(date +%s.%N) - $start" | bc) s" >> "$OUT/walls.txt"
+done
+"$BIN" report "$OUT"/run1/topology_* --out "$OUT/report" > "$OUT/report.log" 2>&1
+cd "$OUT" && tar czf topology_runs.tgz run*/topology.json table*.txt stderr*.txt walls.txt nvidia-smi.txt report.log \
+  && tar czf run1_bundles.tgz --exclude='*/trace.csv' run1 && tar czf run1_traces.tgz run1/*/trace.csv \
+  && tar czf report.tgz report
+rm -rf "$OUT/cache"
+python3 - "$OUT" <<'PY'
+import json, sys
+out = sys.argv[1]
+runs = [json.load(open(f"{out}/run{i}/topology.json")) for i in (1, 2, 3)]
+keys = ["size_bytes", "line_bytes", "fetch_bytes", "sets", "ways", "latency_cycles", "latency_corrected_cycles"]
+print("cache        key                        run1        run2        run3")
+for c in ["l1", "texture", "readonly", "constant_l1", "constant_l15", "l2", "dram", "shared"]:
+    for k in keys:
+        vals = [r["caches"].get(c, {}).get(k) for r in runs]
+        if any(v is not None for v in vals):
+            print(f"{c:12} {k:24} " + " ".join(f"{str(v):>11}" for v in vals))
+for i, r in enumerate(runs, 1):
+    t = r["timings"]
+    st = {}
+    for e in r["experiments"]:
+        st[e["status"]] = st.get(e["status"], 0) + 1
+    print(f"run{i}: wall {t['wall_s']:.1f} s, kernels {t['kernel_ms']:.0f} ms, compile {t['compile_ms']:.0f} ms, {st}")
+PY
+cat "$OUT/walls.txt"

@@ -1,0 +1,114 @@
+#include <doctest/doctest.h>
+
+#include "support/analysis.hpp"
+#include "support/ref_model.hpp"
+
+using namespace dissect;
+using dissect::test::RefCacheConfig;
+
+namespace {
+
+// A size sweep of a chase with stride `stride` over a fresh reference cache per point.
+TraceSet size_sweep(const RefCacheConfig& cfg, std::uint64_t from, std::uint64_t to, std::uint64_t step,
+                    std::uint64_t stride, const test::RefNoise& noise = {}, bool context = true,
+                    test::RefLatency lat = {}) {
+  TraceSet t;
+  for (std::uint64_t n = from; n <= to; n += step) {
+    test::ChaseSpec cs;
+    cs.size = n;
+    cs.stride = stride;
+    cs.iterations = std::max<std::uint64_t>(4096, 3 * n / stride);
+    cs.with_context = context;
+    test::RefNoise nz = noise;
+    nz.seed += n;
+    // A few runs cut short: every fifth point loses its last 30% of samples.
+    if (noise.truncate > 0 && (n / step) % 5 != 0) nz.truncate = 0;
+    t.points.push_back(test::cache_chase(t.points.size(), cfg, cs, lat, nz));
+  }
+  return t;
+}
+
+test::RefNoise other_tool_noise() {
+  test::RefNoise n;
+  n.jitter = 3;
+  n.outlier_rate = 0.004;
+  n.short_rate = 0.002;
+  n.truncate = 0.3;
+  return n;
+}
+
+}  // namespace
+
+TEST_CASE("cache_size: recovers C of a plain LRU cache, with another tool's noise") {
+  const auto cfg = RefCacheConfig::uniform(16 * 1024, 128, 4);
+  for (bool context : {true, false}) {
+    const Finding f = test::analyze(size_sweep(cfg, 8192, 32768, 1024, 4, other_tool_noise(), context), "cache_size");
+    INFO(f.to_json().dump());
+    CHECK(f.value == 16384);
+    CHECK(f.details["first_miss_bytes"] == 17408);
+    CHECK(f.confidence > 0.8);
+    CHECK(f.evidence.contains("ks"));
+    CHECK(f.evidence.contains("change_point"));
+  }
+}
+
+TEST_CASE("cache_size: odd sizes, non-power-of-two sets, blocked mapping, non-LRU") {
+  SUBCASE("48 sets x 4 ways of 128 B = 24 KiB, stride 32 B") {
+    const auto cfg = RefCacheConfig::uniform(48 * 4 * 128, 128, 4);
+    const Finding f = test::analyze(size_sweep(cfg, 12 * 1024, 40 * 1024, 512, 32, other_tool_noise()), "cache_size");
+    CHECK(f.value == 24576);
+  }
+  SUBCASE("31 sets x 4 ways = 15.5 KiB, sweep steps 1 KiB: within one step") {
+    const auto cfg = RefCacheConfig::uniform(31 * 4 * 128, 128, 4);
+    const Finding f = test::analyze(size_sweep(cfg, 8192, 24576, 1024, 4, other_tool_noise()), "cache_size");
+    REQUIRE(f.value.is_number());
+    CHECK(f.value.get<double>() <= 15872);
+    CHECK(f.value.get<double>() >= 15872 - 1024);
+  }
+  SUBCASE("texture L1: 12 KiB, 32 B lines, 4 lines per set block") {
+    auto cfg = RefCacheConfig::uniform(12288, 32, 96);
+    cfg.map = RefCacheConfig::Map::blocked;
+    cfg.block = 4;
+    const Finding f = test::analyze(size_sweep(cfg, 8192, 16384, 512, 4, other_tool_noise()), "cache_size");
+    CHECK(f.value == 12288);
+  }
+  SUBCASE("Fermi L1: weighted random replacement") {
+    auto cfg = RefCacheConfig::uniform(16384, 128, 4);
+    cfg.policy = RefCacheConfig::Policy::weighted;
+    cfg.weights = {1, 3, 1, 1};
+    const Finding f = test::analyze(size_sweep(cfg, 8192, 24576, 512, 4, other_tool_noise()), "cache_size");
+    CHECK(f.value == 16384);
+  }
+}
+
+TEST_CASE("cache_size: a sweep that never reaches the knee says so, never invents a value") {
+  const auto cfg = RefCacheConfig::uniform(16384, 128, 4);
+  Finding f = test::analyze(size_sweep(cfg, 1024, 8192, 512, 4, other_tool_noise()), "cache_size");
+  CHECK(f.value.is_null());
+  CHECK(f.confidence == 0);
+  CHECK(test::reason(f).find("above the largest N (8 KiB)") != std::string::npos);
+  CHECK(f.details["lower_bound_bytes"] == 8192);
+
+  f = test::analyze(size_sweep(cfg, 32768, 65536, 4096, 4, other_tool_noise()), "cache_size");
+  CHECK(f.value.is_null());
+  CHECK(test::reason(f).find("below") != std::string::npos);
+}
+
+TEST_CASE("cache_size: levels drowned in noise lower the confidence") {
+  const auto cfg = RefCacheConfig::uniform(16384, 128, 4);
+  test::RefNoise n;
+  n.jitter = 40;
+  const Finding f =
+      test::analyze(size_sweep(cfg, 8192, 32768, 1024, 4, n, true, test::RefLatency{100, 130}), "cache_size");
+  CHECK((f.value.is_null() || f.confidence < 0.6));
+}
+
+TEST_CASE("cache_size: one finding per series (e.g. per stride of a Saavedra grid)") {
+  const auto cfg = RefCacheConfig::uniform(16384, 128, 4);
+  TraceSet t = size_sweep(cfg, 8192, 32768, 2048, 4);
+  TraceSet t2 = size_sweep(cfg, 8192, 32768, 2048, 256);
+  for (auto& p : t2.points) p.point_id += 100, t.points.push_back(p);
+  const auto all = test::analyze_all(t, "cache_size");
+  REQUIRE(all.size() == 2);
+  for (const auto& f : all) CHECK(f.value == 16384);
+}

@@ -1,0 +1,60 @@
+#include <doctest/doctest.h>
+
+#include <algorithm>
+
+#include "support/analysis.hpp"
+#include "support/ref_model.hpp"
+
+using namespace dissect;
+using dissect::test::RefCacheConfig;
+
+namespace {
+TraceSet long_run(const RefCacheConfig& cfg, std::uint64_t iterations, bool context = true) {
+  TraceSet t;
+  test::ChaseSpec cs;
+  cs.size = cfg.capacity() + cfg.line;  // N = C + b, s = b
+  cs.stride = cfg.line;
+  cs.iterations = iterations;
+  cs.with_context = context;
+  test::RefNoise noise;
+  noise.jitter = 3;
+  noise.outlier_rate = 0.001;
+  t.points.push_back(test::cache_chase(0, cfg, cs, {}, noise));
+  return t;
+}
+}  // namespace
+
+TEST_CASE("replacement: LRU and FIFO are periodic") {
+  auto cfg = RefCacheConfig::uniform(16384, 128, 4);
+  for (auto policy : {RefCacheConfig::Policy::lru, RefCacheConfig::Policy::fifo}) {
+    cfg.policy = policy;
+    const Finding f = test::analyze(long_run(cfg, 65536, false), "replacement");
+    INFO(f.to_json().dump());
+    CHECK(f.value == "lru");
+    CHECK(f.confidence > 0.5);
+    REQUIRE(f.details["way_probabilities"].is_array());
+    for (const auto& p : f.details["way_probabilities"]) CHECK(p.get<double>() == doctest::Approx(0.25).epsilon(0.05));
+  }
+}
+
+TEST_CASE("replacement: Fermi's weighted policy: non-LRU, way probabilities 1/2, 1/6, 1/6, 1/6") {
+  auto cfg = RefCacheConfig::uniform(16384, 128, 4);
+  cfg.policy = RefCacheConfig::Policy::weighted;
+  cfg.weights = {1, 3, 1, 1};
+  const Finding f = test::analyze(long_run(cfg, 129 * 500), "replacement");
+  INFO(f.to_json().dump());
+  CHECK(f.value == "non-lru");
+  CHECK(f.confidence > 0.99);
+  REQUIRE(f.details["way_probabilities_sorted"].is_array());
+  const auto p = f.details["way_probabilities_sorted"].get<std::vector<double>>();
+  REQUIRE(p.size() == 4);
+  CHECK(p[0] == doctest::Approx(0.5).epsilon(0.1));
+  for (int i = 1; i < 4; ++i) CHECK(p[static_cast<std::size_t>(i)] == doctest::Approx(1.0 / 6).epsilon(0.2));
+}
+
+TEST_CASE("replacement: a chase without a second round cannot be tested") {
+  const auto cfg = RefCacheConfig::uniform(16384, 128, 4);
+  const Finding f = test::analyze(long_run(cfg, 100), "replacement");
+  CHECK(f.value.is_null());
+  CHECK(test::reason(f).find("two rounds") != std::string::npos);
+}

@@ -1,0 +1,82 @@
+#include <doctest/doctest.h>
+
+#include "support/analysis.hpp"
+#include "support/ref_model.hpp"
+
+using namespace dissect;
+using dissect::test::RefCacheConfig;
+
+namespace {
+// The stage method: s = b, N = C - 2b .. C + extra*b.
+TraceSet stages(const RefCacheConfig& cfg, std::uint64_t extra, bool context = true, double outliers = 0.003) {
+  TraceSet t;
+  const std::uint64_t C = cfg.capacity(), b = cfg.line;
+  for (std::uint64_t n = C - 2 * b; n <= C + extra * b; n += b) {
+    test::ChaseSpec cs;
+    cs.size = n;
+    cs.stride = b;
+    cs.iterations = 40 * (n / b);
+    cs.with_context = context;
+    test::RefNoise noise;
+    noise.jitter = 3;
+    noise.outlier_rate = outliers;
+    noise.seed = n;
+    t.points.push_back(test::cache_chase(t.points.size(), cfg, cs, {}, noise));
+  }
+  return t;
+}
+}  // namespace
+
+TEST_CASE("sets: Fermi-like L1, 32 sets x 4 ways, modulo, LRU and weighted random") {
+  auto cfg = RefCacheConfig::uniform(16384, 128, 4);
+  for (auto policy : {RefCacheConfig::Policy::lru, RefCacheConfig::Policy::weighted}) {
+    cfg.policy = policy;
+    cfg.weights = {1, 3, 1, 1};
+    const Finding f = test::analyze(stages(cfg, 36), "sets");
+    INFO(f.to_json().dump());
+    CHECK(f.value == 32);
+    CHECK(f.details["ways"] == 4);
+    CHECK(f.details["line_bytes"] == 128);
+    CHECK(f.details["size_bytes"] == 16384);
+    CHECK(f.details["lines_per_block"] == 1);
+    CHECK(f.details["bit_defined"] == true);
+    CHECK(f.confidence > 0.8);
+  }
+}
+
+TEST_CASE("sets: texture L1 (4 lines per set block), non-power-of-two sets, hashed mapping") {
+  auto tex = RefCacheConfig::uniform(12288, 32, 96);
+  tex.map = RefCacheConfig::Map::blocked;
+  tex.block = 4;
+  Finding f = test::analyze(stages(tex, 16, false), "sets");
+  INFO(f.to_json().dump());
+  CHECK(f.value == 4);
+  CHECK(f.details["ways"] == 96);
+  CHECK(f.details["lines_per_block"] == 4);
+  CHECK(f.details["bit_defined"] == true);
+
+  const auto odd = RefCacheConfig::uniform(48 * 4 * 64, 64, 4);
+  f = test::analyze(stages(odd, 50), "sets");
+  CHECK(f.value == 48);
+  CHECK(f.details["ways"] == 4);
+
+  // Hashed: set membership is no function of (line mod sets); each set still
+  // holds two of the first 32 lines.
+  auto hashed = RefCacheConfig::uniform(16 * 2 * 128, 128, 2);
+  hashed.map = RefCacheConfig::Map::table;
+  hashed.table = {5, 12, 0, 9, 3, 14, 7, 1, 10, 15, 2, 8, 13, 4, 11, 6,
+                  9, 2, 14, 5, 0, 11, 6, 13, 1, 8, 15, 3, 12, 7, 10, 4};
+  f = test::analyze(stages(hashed, 20), "sets");
+  CHECK(f.value == 16);
+  CHECK(f.details["ways"] == 2);
+  CHECK(f.details["bit_defined"] == false);
+}
+
+TEST_CASE("sets: a sweep that stops before every set overflows gives a lower bound, less confident") {
+  const auto cfg = RefCacheConfig::uniform(16384, 128, 4);
+  const Finding f = test::analyze(stages(cfg, 10), "sets");
+  CHECK(f.value == 10);
+  CHECK(f.details["complete"] == false);
+  CHECK(f.confidence < 0.5);
+  CHECK(test::reason(f).find("at least 10 sets") != std::string::npos);
+}

@@ -1,0 +1,79 @@
+#include <doctest/doctest.h>
+
+#include <algorithm>
+
+#include "support/analysis.hpp"
+#include "support/ref_model.hpp"
+
+using namespace dissect;
+using dissect::test::RefCacheConfig;
+
+namespace {
+constexpr std::uint64_t kPage = 2ull << 20;
+
+// Fermi/Kepler TLBs (seed 003 Sec. 4.2): L1 16 entries fully associative, L2
+// 65 entries in one set of 17 and six of 8.
+test::RefTlb fermi_tlb(double l1_penalty, double l2_penalty) {
+  test::RefTlb t;
+  RefCacheConfig l1;
+  l1.line = kPage;
+  l1.set_ways = {16};
+  RefCacheConfig l2;
+  l2.line = kPage;
+  l2.set_ways = {17, 8, 8, 8, 8, 8, 8};
+  l2.map = RefCacheConfig::Map::table;
+  for (int i = 0; i < 8; ++i)
+    for (std::uint32_t s = 0; s < 7; ++s) l2.table.push_back(s);
+  for (int i = 0; i < 9; ++i) l2.table.push_back(0);
+  for (int i = 0; i < 9; ++i)
+    for (std::uint32_t s = 0; s < 7; ++s) l2.table.push_back(s);
+  t.levels = {l1, l2};
+  t.penalty = {l1_penalty, l2_penalty};
+  t.base = 371;
+  return t;
+}
+
+TraceSet page_sweep(const test::RefTlb& tlb, std::uint64_t from_pages, std::uint64_t to_pages, bool context) {
+  TraceSet t;
+  for (std::uint64_t e = from_pages; e <= to_pages; ++e) {
+    test::ChaseSpec cs;
+    cs.size = e * kPage;
+    cs.stride = kPage;
+    cs.iterations = 2048;
+    cs.with_context = context;
+    test::RefNoise noise;
+    noise.jitter = 3;
+    noise.outlier_rate = 0.002;
+    noise.seed = e;
+    t.points.push_back(test::tlb_chase(t.points.size(), tlb, cs, noise));
+  }
+  return t;
+}
+}  // namespace
+
+TEST_CASE("tlb: two levels, entries, coverage, penalties, unequal L2 sets") {
+  for (double l1_penalty : {27.0, 6.0}) {  // Fermi, Kepler (a 6-cycle penalty under 3 cycles of jitter)
+    const Finding f = test::analyze(page_sweep(fermi_tlb(l1_penalty, 84), 1, 80, l1_penalty > 10), "tlb");
+    INFO(f.to_json().dump());
+    REQUIRE(f.value == 2);
+    const auto& l1 = f.details["levels"][0];
+    const auto& l2 = f.details["levels"][1];
+    CHECK(l1["entries"] == 16);
+    CHECK(l1["coverage_bytes"] == 16 * kPage);
+    CHECK(l1["sets"] == 1);
+    CHECK(l1["miss_penalty_cycles"].get<double>() == doctest::Approx(l1_penalty).epsilon(0.15));
+    CHECK(l2["entries"] == 65);
+    CHECK(l2["coverage_bytes"] == 65 * kPage);
+    CHECK(l2["sets"] == 7);
+    auto sizes = l2["set_sizes"].get<std::vector<int>>();
+    std::sort(sizes.begin(), sizes.end());
+    CHECK(sizes == std::vector<int>{8, 8, 8, 8, 8, 8, 17});
+    CHECK(l2["miss_penalty_cycles"].get<double>() == doctest::Approx(84).epsilon(0.1));
+  }
+}
+
+TEST_CASE("tlb: a sweep that stays inside the first level finds no TLB level, and says so") {
+  const Finding f = test::analyze(page_sweep(fermi_tlb(27, 84), 1, 12, true), "tlb");
+  CHECK(f.value.is_null());
+  CHECK(test::reason(f).find("every page hits") != std::string::npos);
+}

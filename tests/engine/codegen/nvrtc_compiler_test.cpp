@@ -1,0 +1,140 @@
+// CI has no GPU: every template x load path x element type is compiled with
+// NVRTC for sm_70, sm_80 and sm_90, and the PTX must hold the requested load.
+#include <doctest/doctest.h>
+
+#include "codegen_test_support.hpp"
+#include "engine/codegen/codegen.hpp"
+#include "engine/codegen/nvrtc_compiler.hpp"
+#include "engine/core/diagnostics.hpp"
+
+using namespace dissect;
+
+namespace {
+
+const TemplateLoader& loader() {
+  static const TemplateLoader l(DISSECT_SOURCE_DIR "/kernels_templates");
+  return l;
+}
+
+bool has(const std::string& text, const std::string& what) { return text.find(what) != std::string::npos; }
+
+// The archs the brief asks for; an NVRTC that dropped one (CUDA 13 dropped
+// Volta, sm_70) is checked to refuse it clearly, and the next one it has is
+// compiled in its place so the oldest supported target is still covered.
+std::vector<int> test_archs() {
+  std::vector<int> out;
+  for (int a : {70, 80, 90}) {
+    if (NvrtcCompiler::supports(a)) {
+      out.push_back(a);
+      continue;
+    }
+    MESSAGE("NVRTC " << NvrtcCompiler::version() << " does not support sm_" << a
+                     << "; checking that it is refused and compiling for the oldest supported arch instead");
+    try {
+      (void)NvrtcCompiler::compile("extern \"C\" __global__ void k() {}", "k", a, false);
+      FAIL("sm_" << a << " compiled although NVRTC says it is unsupported");
+    } catch (const RunError& e) {
+      CHECK(has(e.what(), "sm_" + std::to_string(a)));
+    }
+    const auto supported = NvrtcCompiler::supported_archs();
+    REQUIRE_FALSE(supported.empty());
+    out.push_back(supported.front());
+  }
+  return out;
+}
+
+}  // namespace
+
+TEST_CASE("NVRTC reports a version and supported architectures") {
+  CHECK(NvrtcCompiler::version() != "unknown");
+  CHECK_FALSE(NvrtcCompiler::supported_archs().empty());
+  CHECK(parse_arch("sm_90") == 90);
+  CHECK(parse_arch("compute_80") == 80);
+  CHECK_THROWS_AS((void)parse_arch("hopper"), std::invalid_argument);
+}
+
+TEST_CASE("every load path x element type compiles to PTX with the requested load (sm_70/80/90)") {
+  for (const int arch : test_archs()) {
+    for (const char* path : test::kAllPaths) {
+      for (const char* elem : {"u32", "u64"}) {
+        for (const char* mode : {"per_access", "chain"}) {
+          const Experiment e = test::pchase_experiment(path, elem, mode, arch == 90 ? "clock64" : "clock");
+          const GeneratedKernel g = instantiate(kernel_params(e), loader());
+          CAPTURE(g.name());
+          CAPTURE(arch);
+          const CompiledKernel k = NvrtcCompiler::compile(g.source, g.name(), arch, false);
+          const std::string want = expected_ptx_load(e.path) + (e.path == LoadPath::tex ? "" : elem);
+          CHECK_MESSAGE(has(k.ptx, want), "PTX lacks " << want);
+          CHECK(has(k.ptx, ".entry dissect_pchase"));
+          CHECK(has(k.ptx, "%smid"));
+          CHECK(has(k.ptx, arch == 90 ? "%clock64" : "%clock"));
+          CHECK(has(k.ptx, "st.global"));  // the final index leaves the kernel
+        }
+      }
+    }
+  }
+}
+
+TEST_CASE("the phases kernel compiles with one load per array path") {
+  for (const int arch : test_archs()) {
+    for (const auto& [a, b] : std::vector<std::pair<std::string, std::string>>{
+             {"ca", "tex"}, {"ca", "ldg"}, {"tex", "ldg"}, {"const", "shared"}, {"cg", "cv"}}) {
+      const Experiment e = test::phases_experiment(a, b);
+      const GeneratedKernel g = instantiate(kernel_params(e), loader());
+      CAPTURE(g.name());
+      const CompiledKernel k = NvrtcCompiler::compile(g.source, g.name(), arch, false);
+      for (LoadPath p : kernel_load_paths(e)) CHECK_MESSAGE(has(k.ptx, expected_ptx_load(p)), expected_ptx_load(p));
+      CHECK(has(k.ptx, "bar.sync"));  // phases are separated by barriers
+    }
+  }
+}
+
+TEST_CASE("shared_stride, coalescing and throughput compile with the requested loads") {
+  for (const int arch : test_archs()) {
+    Experiment e = test::pchase_experiment("ca");
+    e.kernel = KernelKind::shared_stride;
+    {
+      const GeneratedKernel g = instantiate(kernel_params(e), loader());
+      CHECK(has(NvrtcCompiler::compile(g.source, g.name(), arch, false).ptx, "ld.shared.u32"));
+    }
+    for (const char* path : test::kAllPaths) {
+      Experiment x = test::pchase_experiment(path, "u64");
+      for (const KernelKind kind : {KernelKind::coalescing, KernelKind::throughput}) {
+        x.kernel = kind;
+        x.ilp = 4;
+        const GeneratedKernel g = instantiate(kernel_params(x), loader());
+        CAPTURE(g.name());
+        const CompiledKernel k = NvrtcCompiler::compile(g.source, g.name(), arch, false);
+        CHECK(has(k.ptx, expected_ptx_load(x.path)));
+        CHECK(has(k.ptx, "%smid"));
+      }
+    }
+  }
+}
+
+TEST_CASE("CUBIN for sm_90: ptxas accepts every path and reports resources") {
+  if (!NvrtcCompiler::supports(90)) {
+    MESSAGE("SKIPPED: NVRTC " << NvrtcCompiler::version() << " has no sm_90");
+    return;
+  }
+  for (const char* path : test::kAllPaths) {
+    const GeneratedKernel g = instantiate(kernel_params(test::pchase_experiment(path)), loader());
+    const CompiledKernel k = NvrtcCompiler::compile(g.source, g.name(), 90, true);
+    CHECK(k.arch == "sm_90");
+    CHECK(k.cubin.size() > 1000);
+    CHECK(k.cubin.compare(0, 4, "\x7f" "ELF") == 0);
+    CHECK(has(k.log, "registers"));
+  }
+  const GeneratedKernel s = instantiate(scatter_kernel_params(), loader());
+  CHECK(NvrtcCompiler::compile(s.source, s.name(), 90, true).cubin.size() > 100);
+}
+
+TEST_CASE("a compile error carries the NVRTC log and the kernel's name") {
+  try {
+    (void)NvrtcCompiler::compile("this is not cuda", "broken", NvrtcCompiler::supported_archs().back(), false);
+    FAIL("no exception");
+  } catch (const RunError& e) {
+    CHECK(has(e.what(), "broken"));
+    CHECK(has(e.what(), "error"));
+  }
+}

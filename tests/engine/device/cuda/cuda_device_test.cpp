@@ -1,0 +1,272 @@
+// The CUDA device. Without a GPU: the factory and its messages. With one
+// (doctest test suite "gpu", ctest label gpu): real runs of every load path.
+#include <doctest/doctest.h>
+
+#include <algorithm>
+#include <atomic>
+#include <cstdlib>
+#include <set>
+
+#include "engine/core/diagnostics.hpp"
+#include "engine/device/cuda/cuda_device.hpp"
+#include "engine/device/cuda/cuda_driver.hpp"
+#include "support/temp_dir.hpp"
+
+using namespace dissect;
+
+namespace {
+
+struct Collect final : RunSink {
+  std::vector<std::pair<Point, PointTrace>> points;
+  std::vector<KernelArtifact> kernels;
+  void point_done(const Point& p, PointTrace t) override { points.emplace_back(p, std::move(t)); }
+  void kernel_built(const KernelArtifact& a) override { kernels.push_back(a); }
+};
+
+bool gpu_present(std::string& why) {
+  if (!CudaDriver::available(&why)) return false;
+  const CudaDriver& d = CudaDriver::get();
+  if (const CUresult r = d.cuInit(0); r != CUDA_SUCCESS) {
+    why = "cuInit: " + d.error_text(r);
+    return false;
+  }
+  int n = 0;
+  if (d.cuDeviceGetCount(&n) != CUDA_SUCCESS || n == 0) {
+    why = "no CUDA GPU";
+    return false;
+  }
+  return true;
+}
+
+// A GPU test without a GPU is not a pass: it fails unless skipping was asked for.
+bool need_gpu() {
+  std::string why;
+  if (gpu_present(why)) return true;
+  MESSAGE("SKIPPED: no GPU (" << why << ")");
+  const char* allow = std::getenv("DISSECT_ALLOW_NO_GPU");
+  if (allow == nullptr || std::string(allow) != "1")
+    FAIL_CHECK("the gpu tests need a GPU; set DISSECT_ALLOW_NO_GPU=1 to skip them knowingly");
+  return false;
+}
+
+CudaDevice& device() {
+  static CudaDevice d(0);
+  return d;
+}
+
+Collect run_spec_text(const std::string& text) {
+  static int n = 0;
+  const Spec spec = load_spec_text(text, "gpu-test-" + std::to_string(++n) + ".yaml");
+  const std::vector<Point> points = spec.expand();
+  RunRequest req;
+  req.spec = &spec;
+  req.points = points;
+  Collect c;
+  (void)device().run(req, c);
+  return c;
+}
+
+double median_latency(const PointTrace& t) {
+  std::vector<double> v;
+  for (const auto& s : t.samples) v.push_back(s.latency);
+  std::sort(v.begin(), v.end());
+  return v.empty() ? 0 : v[v.size() / 2];
+}
+
+}  // namespace
+
+TEST_CASE("the cuda factory takes ordinals and explains a missing GPU") {
+  const DeviceFactory f = cuda_device_factory();
+  CHECK(f.accepts("0"));
+  CHECK(f.accepts("12"));
+  CHECK_FALSE(f.accepts("sim:fermi"));
+  CHECK_FALSE(f.accepts(""));
+  CHECK_FALSE(f.list().empty());
+  std::string why;
+  if (!gpu_present(why)) {
+    try {
+      (void)f.open("0");
+      FAIL("opened a GPU that is not there");
+    } catch (const RunError& e) {
+      CHECK(std::string(e.what()).find("--device sim:") != std::string::npos);
+    }
+  }
+}
+
+TEST_SUITE("gpu") {
+  TEST_CASE("every load path: a fine-grained chase with every access timed") {
+    if (!need_gpu()) return;
+    for (const char* path : {"ca", "cg", "cs", "cv", "lu", "ldg", "tex", "const", "shared"}) {
+      for (const char* elem : {"u32", "u64"}) {
+        const std::string path_s = path, elem_s = elem;
+        CAPTURE(path_s);
+        CAPTURE(elem_s);
+        const Collect c = run_spec_text(std::string("dissect: 1\nname: t\npath: ") + path + "\nelement: " + elem +
+                                        "\narray: {size: 4 KiB, stride: 64 B}\niterations: 300\nwarmup: 2\n");
+        REQUIRE(c.points.size() == 1);
+        const PointTrace& t = c.points[0].second;
+        REQUIRE(t.samples.size() == 300);
+        for (std::size_t i = 0; i < t.samples.size(); ++i) {
+          CHECK(t.samples[i].offset_bytes == (i * 64) % 4096);
+          CHECK(t.samples[i].latency > 0);
+          CHECK(t.samples[i].latency < 100000);
+          CHECK(t.samples[i].sm_id >= 0);
+        }
+        CHECK(t.timer_overhead_cycles > 0);
+        CHECK(t.timer_overhead_cycles < median_latency(t));
+        CHECK(t.accesses_per_pass == 64);
+        CHECK(t.sm_clock_khz > 0);
+        REQUIRE(c.kernels.size() == 1);
+        CHECK(c.kernels[0].ptx.find("ld.") != std::string::npos);
+        MESSAGE(std::string(path) << " " << std::string(elem) << ": median " << median_latency(t) << " cycles, overhead "
+                     << t.timer_overhead_cycles);
+      }
+    }
+  }
+
+  TEST_CASE("sequential arrays written on the device follow chase_order's rule") {
+    if (!need_gpu()) return;
+    // u64, a stride that does not divide N: the chase wraps through every element.
+    const Collect c = run_spec_text(
+        "dissect: 1\nname: t\npath: cg\nelement: u64\narray: {size: 4096 B, stride: 24 B}\niterations: 1100\n"
+        "warmup: 0\n");
+    REQUIRE(c.points.size() == 1);
+    const auto& s = c.points[0].second.samples;
+    REQUIRE(s.size() == 1100);
+    for (std::size_t i = 0; i < s.size(); ++i) CHECK(s[i].offset_bytes == (i * 24) % 4096);
+  }
+
+  TEST_CASE("chain mode: one sample per repeat, averaged over the chain") {
+    if (!need_gpu()) return;
+    const Collect c = run_spec_text(
+        "dissect: 1\nname: t\npath: cg\ntiming: {mode: chain, clock: clock64}\narray: {size: 1 MiB, stride: 128 B}\n"
+        "iterations: 8192\nrepeats: 3\n");
+    REQUIRE(c.points.size() == 1);
+    REQUIRE(c.points[0].second.samples.size() == 3);
+    for (const auto& s : c.points[0].second.samples) CHECK(s.latency > 20);
+  }
+
+  TEST_CASE("per-SM packing: one launch, one SM per point") {
+    if (!need_gpu()) return;
+    const Collect c = run_spec_text(
+        "dissect: 1\nname: t\npath: ca\narray: {size: 4 KiB, stride: 128 B}\niterations: 64\n"
+        "sweep:\n  array.size: {from: 4 KiB, to: 160 KiB, step: 4 KiB}\n");
+    REQUIRE(c.points.size() == 40);
+    std::set<std::int32_t> sms;
+    for (const auto& [p, t] : c.points) sms.insert(t.sm_id);
+    CHECK(sms.size() == std::min<std::size_t>(40, device().sm_count()));
+  }
+
+  TEST_CASE("phases: warm and measure on two paths, samples of the measure phase only") {
+    if (!need_gpu()) return;
+    const Collect c = run_spec_text(
+        "dissect: 1\nname: t\nkernel: phases\ntarget: l1\nlayout: {threads: 64, chasers: all}\narrays:\n"
+        "  a: {path: ca, size: 8 KiB, stride: 128 B}\n  b: {path: tex, size: 8 KiB, stride: 32 B}\nphases:\n"
+        "  - {thread: 0, array: a, action: warm}\n  - {thread: 33, array: b, action: warm}\n"
+        "  - {thread: 0, array: a, action: measure, passes: 2}\n");
+    REQUIRE(c.points.size() == 1);
+    const PointTrace& t = c.points[0].second;
+    CHECK(t.samples.size() == 128);
+    for (const auto& s : t.samples) {
+      CHECK(s.thread == 0);
+      CHECK(s.phase == 0);
+    }
+  }
+
+  TEST_CASE("shared_stride: one sample per lane; stride 32 words is a 32-way conflict") {
+    if (!need_gpu()) return;
+    const Collect c = run_spec_text(
+        "dissect: 1\nname: t\nkernel: shared_stride\nelement: u32\narray: {size: 8 KiB, stride: 4 B}\n"
+        "layout: {threads: 32, chasers: all}\niterations: 64\nsweep:\n  array.stride: [4 B, 128 B]\n");
+    REQUIRE(c.points.size() == 2);
+    REQUIRE(c.points[0].second.samples.size() == 32);
+    CHECK(c.points[0].second.samples[3].offset_bytes == 12);
+    const double no_conflict = median_latency(c.points[0].second), conflict = median_latency(c.points[1].second);
+    MESSAGE("shared_stride: stride 1 word " << no_conflict << " cycles, stride 32 words " << conflict);
+    CHECK(conflict > no_conflict + 31);  // 31 extra conflicting accesses, at least a cycle each
+  }
+
+  TEST_CASE("coalescing and throughput: samples per request and per warp") {
+    if (!need_gpu()) return;
+    const Collect co = run_spec_text(
+        "dissect: 1\nname: t\nkernel: coalescing\npath: cg\narray: {size: 64 KiB, stride: 128 B}\n"
+        "layout: {threads: 32, chasers: all}\niterations: 50\n");
+    REQUIRE(co.points.size() == 1);
+    CHECK(co.points[0].second.samples.size() == 50);
+    CHECK(median_latency(co.points[0].second) > 100);
+    const Collect tp = run_spec_text(
+        "dissect: 1\nname: t\nkernel: throughput\npath: cg\ntarget: dram\narray: {size: 256 MiB, stride: 4 B}\n"
+        "layout: {blocks: 264, threads: 256, chasers: all}\nilp: 4\niterations: 32\n");
+    REQUIRE(tp.points.size() == 1);
+    const PointTrace& t = tp.points[0].second;
+    REQUIRE(t.samples.size() == 264 * 8);
+    double bytes = 0, cycles = 0;
+    for (const auto& s : t.samples) {
+      bytes += static_cast<double>(s.offset_bytes);
+      cycles = std::max(cycles, s.latency);
+    }
+    CHECK(t.samples[0].offset_bytes == 32 * 32 * 4 * 4);
+    MESSAGE("throughput: " << bytes / (t.kernel_ms * 1e6) << " GB/s over the kernel");
+  }
+
+  TEST_CASE("a failure names the spec, the sweep point and the cause; earlier points stay reported") {
+    if (!need_gpu()) return;
+    // The second point's shared-path array does not fit a block's shared memory.
+    const Spec spec = load_spec_text("dissect: 1\nname: t\npath: shared\nparallel: false\narray: {size: 4 KiB}\n"
+                                     "iterations: 16\nsweep:\n  array.size: [4 KiB, 250 KiB]\n",
+                                     "failing.yaml");
+    const std::vector<Point> points = spec.expand();
+    RunRequest req;
+    req.spec = &spec;
+    req.points = points;
+    Collect c;
+    try {
+      (void)device().run(req, c);
+      FAIL("no error");
+    } catch (const RunError& e) {
+      const std::string m = e.what();
+      MESSAGE(m);
+      CHECK(m.find("failing.yaml") != std::string::npos);
+      CHECK(m.find("point #1 (array.size=250 KiB)") != std::string::npos);
+      CHECK(m.find("shared memory") != std::string::npos);
+    }
+    CHECK(c.points.size() == 1);
+  }
+
+  TEST_CASE("a stop request (Ctrl-C) ends the run after the launch in hand") {
+    if (!need_gpu()) return;
+    const Spec spec = load_spec_text("dissect: 1\nname: t\npath: cg\narray: {size: 4 KiB}\niterations: 16\n"
+                                     "sweep:\n  array.size: [4 KiB, 8 KiB, 16 KiB]\n",
+                                     "stop.yaml");
+    const std::vector<Point> points = spec.expand();
+    std::atomic<bool> stop{false};
+    RunRequest req;
+    req.spec = &spec;
+    req.points = points;
+    req.stop = &stop;
+    struct StopAfterOne final : RunSink {
+      std::atomic<bool>* flag;
+      std::size_t n = 0;
+      void point_done(const Point&, PointTrace) override {
+        ++n;
+        flag->store(true);
+      }
+      void kernel_built(const KernelArtifact&) override {}
+    } sink;
+    sink.flag = &stop;
+    (void)device().run(req, sink);
+    CHECK(sink.n == 1);
+  }
+
+  TEST_CASE("a huge sparse array is written on the device (scatter) and chased") {
+    if (!need_gpu()) return;
+    const Collect c = run_spec_text(
+        "dissect: 1\nname: t\npath: cg\narray: {size: 2 GiB, stride: 128 B, page: 2 MiB, pattern: page_strided}\n"
+        "iterations: 2048\nwarmup: 0\n");
+    REQUIRE(c.points.size() == 1);
+    const auto& s = c.points[0].second.samples;
+    REQUIRE(s.size() == 2048);
+    CHECK(s[1].offset_bytes == (2u << 20) + 128);
+    CHECK(s[5].offset_bytes == 5 * (2ull << 20) + 5 * 128);
+  }
+}

@@ -1,0 +1,116 @@
+// End-to-end: `dissect topology --fast` on simulated GPUs of known structure must
+// recover the structure their profiles describe (the profiles' own numbers, not
+// numbers copied from a run).
+#include <doctest/doctest.h>
+
+#include <atomic>
+#include <cmath>
+
+#include "engine/device/device.hpp"
+#include "engine/device/sim/sim_profile.hpp"
+#include "engine/topology/topology_runner.hpp"
+#include "support/temp_dir.hpp"
+
+using namespace dissect;
+using dissect::test::TempDir;
+using json = nlohmann::json;
+
+namespace {
+
+struct Row {
+  const char* name;
+  LoadPath path;
+  std::size_t step;  // which cache of the path (constant L1.5 is the second)
+};
+
+const Row kRows[] = {{"l1", LoadPath::ca, 0},          {"texture", LoadPath::tex, 0},
+                     {"readonly", LoadPath::ldg, 0},   {"constant_l1", LoadPath::constant, 0},
+                     {"constant_l15", LoadPath::constant, 1}, {"l2", LoadPath::cg, 0}};
+
+const sim::CacheSpec* cache_of(const sim::Profile& p, const Row& row, std::size_t& index, double& latency) {
+  const sim::PathSpec& path = p.path(row.path);
+  if (!path.defined) return nullptr;
+  std::size_t seen = 0;
+  for (const auto& step : path.steps) {
+    if (step.kind != sim::PathStep::Kind::cache) continue;
+    if (seen++ == row.step) {
+      index = step.cache;
+      latency = std::isnan(step.latency) ? p.caches[step.cache].latency : step.latency;
+      return &p.caches[step.cache];
+    }
+  }
+  return nullptr;
+}
+
+double number(const json& c, const char* key) { return c.contains(key) && c[key].is_number() ? c[key].get<double>() : -1; }
+
+void check_profile(const std::string& name) {
+  CAPTURE(name);
+  const sim::Profile truth = sim::load_profile_file(sim::resolve_profile_path(name));
+  auto device = open_device("sim:" + name);
+  TempDir out;
+  TopologyOptions o;
+  o.out_dir = out.path();
+  o.fast = true;
+  std::atomic<bool> stop{false};
+  const json r = run_topology(*device, o, stop);
+  REQUIRE(r["status"] == "complete");
+  for (const auto& e : r["experiments"]) {
+    CAPTURE(e.dump());
+    CHECK(e["status"] != "failed");
+  }
+  const json& caches = r["caches"];
+  for (const Row& row : kRows) {
+    CAPTURE(row.name);
+    std::size_t index = 0;
+    double latency = 0;
+    const sim::CacheSpec* c = cache_of(truth, row, index, latency);
+    if (c == nullptr) {
+      // No such path: the topology must say so, not invent a cache.
+      CHECK((!caches.contains(row.name) || caches[row.name].contains("unsupported") ||
+             !caches[row.name].contains("size_bytes")));
+      continue;
+    }
+    REQUIRE(caches.contains(row.name));
+    const json& m = caches[row.name];
+    const sim::CacheGeometry g = truth.geometry_for(index, kCarveoutMaxL1);
+    const double fetch = static_cast<double>(g.sector_bytes);
+    if (std::string(row.name) != "l2" && std::string(row.name) != "constant_l15") {
+      // Sizes within one search step (the fetch granularity).
+      const double size = number(m, "size_bytes");
+      CHECK(size > 0);
+      if (size > 0) CHECK(std::fabs(size - static_cast<double>(g.capacity_bytes())) <= fetch);
+    }
+    if (number(m, "fetch_bytes") > 0) CHECK(number(m, "fetch_bytes") == fetch);
+    if (number(m, "line_bytes") > 0) CHECK(number(m, "line_bytes") == static_cast<double>(g.line_bytes));
+    // Sets and ways: exact wherever the stage method applies (LRU: a random policy
+    // blurs the staircase, as Mei & Chu found on Fermi's L1).
+    const bool lru = g.replacement.kind == sim::Replacement::Kind::lru;
+    if (lru && number(m, "sets") > 0) {
+      CHECK(number(m, "sets") == static_cast<double>(g.sets()));
+      if (g.uniform_ways() > 0) CHECK(number(m, "ways") == g.uniform_ways());
+    }
+    // Latency: the chain's load-to-use cycles once the timer overhead is taken off.
+    if (number(m, "latency_corrected_cycles") > 0 && row.step == 0 && std::string(row.name) != "l2")
+      CHECK(number(m, "latency_corrected_cycles") == doctest::Approx(latency).epsilon(0.15));
+  }
+  // Shared memory banks.
+  REQUIRE(caches.contains("shared"));
+  CHECK(number(caches["shared"], "banks") == truth.shared.banks);
+  CHECK(number(caches["shared"], "bank_width_bytes") == static_cast<double>(truth.shared.bank_width));
+  // TLB levels and entries.
+  REQUIRE(r.contains("tlb"));
+  REQUIRE(r["tlb"].contains("levels"));
+  REQUIRE(r["tlb"]["levels"].size() == truth.tlb.size());
+  for (std::size_t i = 0; i < truth.tlb.size(); ++i)
+    CHECK(number(r["tlb"]["levels"][i], "entries") == static_cast<double>(truth.tlb[i].geometry.lines()));
+  CHECK(number(r["tlb"], "page_bytes") == static_cast<double>(truth.tlb[0].geometry.line_bytes));
+}
+
+}  // namespace
+
+TEST_CASE("topology recovers the Fermi GTX 560 Ti profile") { check_profile("fermi-gtx560ti"); }
+TEST_CASE("topology recovers the Kepler GTX 780 profile") { check_profile("kepler-gtx780"); }
+TEST_CASE("topology recovers the Maxwell GTX 980 profile") { check_profile("maxwell-gtx980"); }
+TEST_CASE("topology recovers the Tesla C2070 profile") { check_profile("tesla-c2070"); }
+TEST_CASE("topology recovers the H100 SXM profile") { check_profile("h100-sxm"); }
