@@ -73,10 +73,18 @@ void absorb_size(json& r, const std::string& cache, const std::vector<Finding>& 
   if (const json* m = detail(*f, "miss_latency_cycles")) c["miss_level_cycles"] = *m;
 }
 
+// The table states a finding only when its analyzer is confident of it; a weak
+// one is kept as a note, never shown as a measured figure.
+constexpr double kTableConfidence = 0.7;
+
 void absorb_line(json& r, const std::string& cache, const std::vector<Finding>& fs) {
   const Finding* f = find_finding(fs, "line_size");
   if (f == nullptr || f->value.is_null()) return;
   json& c = cache_entry(r, cache);
+  if (f->confidence < kTableConfidence) {
+    c["line_note"] = "low confidence (" + std::to_string(f->confidence) + "): " + f->summary;
+    return;
+  }
   c["line_bytes"] = f->value;
   c["line_confidence"] = f->confidence;
   if (const json* fb = detail(*f, "fetch_bytes"); fb != nullptr && !c.contains("fetch_bytes")) c["fetch_bytes"] = *fb;
@@ -86,8 +94,9 @@ void absorb_sets(json& r, const std::string& cache, const std::vector<Finding>& 
   const Finding* f = find_finding(fs, "sets");
   if (f == nullptr) return;
   json& c = cache_entry(r, cache);
-  if (f->value.is_null()) {
-    c["sets_note"] = f->details.value("reason", f->summary);
+  if (f->value.is_null() || f->confidence < kTableConfidence) {
+    c["sets_note"] = f->value.is_null() ? f->details.value("reason", f->summary)
+                                        : "low confidence (" + std::to_string(f->confidence) + "): " + f->summary;
     return;
   }
   c["sets"] = f->value;
