@@ -76,13 +76,17 @@ class AmountAnalyzer final : public Analyzer {
     lo.min_share = 1e-4;  // with min_count: a few slow samples can be a level; the tests decide
     const stats::LevelModel m = stats::cluster_levels(pool, lo);
     const int hit = stats::hit_level(m, 0.02);
+    const double hit_latency = m.levels.empty() ? 0 : m.levels[static_cast<std::size_t>(hit)].median;
+    double hit_top = hit_latency;
+    for (std::size_t c = static_cast<std::size_t>(hit); c < m.levels.size(); ++c)
+      if (m.levels[c].median <= 1.25 * hit_latency) hit_top = std::max(hit_top, m.levels[c].fence_hi);
     std::vector<std::uint64_t> k(pts.size()), n(pts.size());
     for (std::size_t i = 0; i < pts.size(); ++i) {
       for (const Sample* s : pts[i].measured) {
         const int c = m.classify(s->latency);
-        if (c < hit) continue;
+        if ((c >= 0 && c < hit) || (c < 0 && s->latency < hit_latency)) continue;
         ++n[i];
-        k[i] += c > hit ? 1 : 0;
+        k[i] += s->latency > hit_top ? 1 : 0;
       }
       pts[i].miss_rate = n[i] ? static_cast<double>(k[i]) / static_cast<double>(n[i]) : 0;
     }

@@ -86,23 +86,21 @@ class LineSizeAnalyzer final : public Analyzer {
       stats::LevelOptions lo;
       lo.min_share = 1e-4;  // with min_count: a few slow samples can be a level; the tests decide
       const stats::LevelModel model = stats::cluster_levels(pool, lo);
-      const int hit = stats::dominant_level(model, pool);
+      const int hit = stats::hit_level_of(model, pool);
       if (hit < 0 || static_cast<std::size_t>(hit) + 1 >= model.levels.size()) continue;
-      // Rare slow levels that do not grow from the smallest N to the largest are outliers.
-      const PointTrace* smallest = pts.front();
-      const PointTrace* largest = pts.front();
-      for (const auto* p : pts) {
-        if (p->size_bytes() < smallest->size_bytes()) smallest = p;
-        if (p->size_bytes() > largest->size_bytes()) largest = p;
-      }
-      ignore_ = stats::static_levels(model, hit, stats::latencies(smallest->measured_samples(), 20000),
-                                     stats::latencies(largest->measured_samples(), 20000));
-      if (smallest == largest) ignore_.assign(model.levels.size(), false);
+      // Rare slow levels that do not grow from the smallest N on are outliers.
+      std::vector<const PointTrace*> by_size = pts;
+      std::stable_sort(by_size.begin(), by_size.end(),
+                       [](const PointTrace* a, const PointTrace* b) { return a->size_bytes() < b->size_bytes(); });
+      std::vector<std::vector<double>> per_point;
+      for (const auto* p : by_size) per_point.push_back(stats::latencies(p->measured_samples(), 20000));
+      ignore_ = stats::static_levels(model, hit, per_point);
+      if (by_size.front()->size_bytes() == by_size.back()->size_bytes()) ignore_.assign(model.levels.size(), false);
       std::vector<MissMap> maps;
       for (const auto* p : pts) {
         MissMap mm;
         mm.point = p;
-        mm.grid = stats::make_grid(stats::main_chase(*p), model, hit, true, 1.1, &ignore_);
+        mm.grid = stats::make_grid(stats::main_chase(*p), model, hit, true, 1.25, &ignore_);
         mm.positions = mm.grid.period;
         mm.misses = mm.grid.count(1);
         mm.known = mm.grid.known();
@@ -249,7 +247,7 @@ class LineSizeAnalyzer final : public Analyzer {
         for (const auto* p : pts) {
           const std::uint64_t n = p->size_bytes();
           if (!(n > c_hi && n <= group * c_lo)) continue;
-          const auto g = stats::make_grid(stats::main_chase(*p), model, hit, true, 1.1, &ignore_);
+          const auto g = stats::make_grid(stats::main_chase(*p), model, hit, true, 1.25, &ignore_);
           const auto pos = g.positions();
           const auto miss = stats::missing_positions(pos, 0.01);
           decisive.push_back({{"point_id", p->point_id}, {"stride_bytes", s}, {"size_bytes", n},

@@ -114,7 +114,7 @@ class ReplacementAnalyzer final : public Analyzer {
       stats::LevelOptions lo;
       lo.min_share = 1e-4;
       const stats::LevelModel model = stats::cluster_levels(pool, lo);
-      int hit = stats::dominant_level(model, stats::latencies(g.points.front()->measured_samples(), 20000));
+      int hit = stats::hit_level_of(model, stats::latencies(g.points.front()->measured_samples(), 20000));
       if (hit < 0) hit = 0;
       for (const auto* p : g.points) {
         const auto chase = stats::main_chase(*p);

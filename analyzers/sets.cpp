@@ -57,13 +57,14 @@ class SetsAnalyzer final : public Analyzer {
     stats::LevelOptions lo;
     lo.min_share = 1e-4;  // with min_count: a few slow samples can be a level; the tests decide
     const stats::LevelModel model = stats::cluster_levels(pool, lo);
-    int hit = stats::dominant_level(model, stats::latencies(g.points.front()->measured_samples(), 20000));
+    int hit = stats::hit_level_of(model, stats::latencies(g.points.front()->measured_samples(), 20000));
     if (hit < 0) hit = 0;
-    const auto ignore = stats::static_levels(model, hit, stats::latencies(g.points.front()->measured_samples(), 20000),
-                                             stats::latencies(g.points.back()->measured_samples(), 20000));
+    std::vector<std::vector<double>> per_point;
+    for (const auto* p : g.points) per_point.push_back(stats::latencies(p->measured_samples(), 20000));
+    const auto ignore = stats::static_levels(model, hit, per_point);
     std::vector<stats::PassGrid> grids;
     for (const auto* p : g.points)
-      grids.push_back(stats::make_grid(stats::main_chase(*p), model, hit, true, 1.1, &ignore));
+      grids.push_back(stats::make_grid(stats::main_chase(*p), model, hit, true, 1.25, &ignore));
     // Misclassification rate: what the smallest N (below C) shows, at least `noise`'s floor.
     const double eps = stats::noise_rate(grids.front(), noise);
     std::vector<stats::StairPoint> stair;
@@ -96,6 +97,19 @@ class SetsAnalyzer final : public Analyzer {
     f.unit = "sets";
     f.value = st.sets;
     f.evidence = ev;
+    if (!st.complete) {
+      // A lower bound is not the number of sets: say what is known, name no value.
+      f = stats::undetermined(name(), "sets",
+                              "the sweep ends before every line misses (" + std::to_string(st.never_missing) +
+                                  " lines at N = C never do): at least " + std::to_string(st.sets) +
+                                  " sets; extend N to C + (sets x lines per block) x b [" + g.label() + "]");
+      f.details["sets_at_least"] = st.sets;
+      f.details["size_bytes"] = st.capacity_bytes;
+      f.details["line_bytes"] = line;
+      f.details["lines_per_block"] = st.lines_per_block;
+      f.evidence = ev;
+      return f;
+    }
     const double lines_total = static_cast<double>(st.capacity_bytes) / static_cast<double>(line);
     std::size_t sum_sizes = 0;
     for (auto s : st.set_sizes) sum_sizes += s;

@@ -26,7 +26,7 @@ class TlbAnalyzer final : public Analyzer {
   }
   std::vector<AnalyzerParam> params() const override {
     return {{"min_stride", "32768", "series with a smaller stride are not TLB experiments"},
-            {"page_bytes", "", "page size (default: the stride, as when s = one page)"}};
+            {"page_bytes", "", "page size (default: the largest power of two not above the stride)"}};
   }
   std::vector<Finding> analyze(const TraceSet& traces, const AnalyzerParams& params) const override {
     const auto min_stride = static_cast<std::uint64_t>(params.number("min_stride", 32768));
@@ -49,9 +49,13 @@ class TlbAnalyzer final : public Analyzer {
  private:
   Finding analyze_group(const stats::SweepGroup& g, const AnalyzerParams& params) const {
     const std::uint64_t stride = g.points.front()->stride_bytes();
+    // Page: given, else the largest power of two not above the stride (a
+    // stride of one page plus a line spreads the data over cache sets).
+    std::uint64_t pow2 = 1;
+    while (pow2 * 2 <= stride) pow2 *= 2;
     const std::uint64_t page = params.number("page_bytes", 0) > 0
                                    ? static_cast<std::uint64_t>(params.number("page_bytes", 0))
-                                   : stride;
+                                   : pow2;
     // Each page's latency: its median over the rounds (a TLB miss penalty of a
     // few cycles stands out of per-sample jitter once averaged; an outlier
     // does not move a median). The first round is left out when there are

@@ -122,28 +122,42 @@ int dominant_level(const LevelModel& model, const std::vector<double>& lat) {
   return *it == 0 ? -1 : static_cast<int>(it - n.begin());
 }
 
-std::vector<bool> static_levels(const LevelModel& m, int hit, const std::vector<double>& first,
-                                const std::vector<double>& last, double rare) {
+std::vector<bool> static_levels(const LevelModel& m, int hit, const std::vector<std::vector<double>>& per_point,
+                                double rare) {
   std::vector<bool> out(m.levels.size(), false);
-  if (first.empty() || last.empty()) return out;
-  std::vector<double> nf(m.levels.size(), 0), nl(m.levels.size(), 0);
-  for (double x : first) {
-    const int c = m.classify(x);
-    if (c >= 0) ++nf[static_cast<std::size_t>(c)];
+  if (per_point.empty() || per_point.front().empty()) return out;
+  auto shares = [&](const std::vector<double>& lat) {
+    std::vector<double> n(m.levels.size(), 0);
+    for (double x : lat) {
+      const int c = m.classify(x);
+      if (c >= 0) ++n[static_cast<std::size_t>(c)];
+    }
+    return n;
+  };
+  const auto nf = shares(per_point.front());
+  const double Nf = static_cast<double>(per_point.front().size());
+  std::vector<bool> grows(m.levels.size(), false);
+  for (std::size_t i = 1; i < per_point.size(); ++i) {
+    if (per_point[i].empty()) continue;
+    const auto nl = shares(per_point[i]);
+    const double Nl = static_cast<double>(per_point[i].size());
+    for (std::size_t c = 0; c < m.levels.size(); ++c) {
+      const double sf = nf[c] / Nf, sl = nl[c] / Nl;
+      const double p = (nf[c] + nl[c]) / (Nf + Nl);
+      const double se = std::sqrt(std::max(p * (1 - p), 1e-12) * (1 / Nf + 1 / Nl));
+      if ((sl - sf) / se >= 4 && nl[c] >= 3) grows[c] = true;
+    }
   }
-  for (double x : last) {
-    const int c = m.classify(x);
-    if (c >= 0) ++nl[static_cast<std::size_t>(c)];
-  }
-  const double Nf = static_cast<double>(first.size()), Nl = static_cast<double>(last.size());
-  for (std::size_t c = static_cast<std::size_t>(std::max(hit, -1) + 1); c < m.levels.size(); ++c) {
-    const double sf = nf[c] / Nf, sl = nl[c] / Nl;
-    if (sf >= rare) continue;
-    const double p = (nf[c] + nl[c]) / (Nf + Nl);
-    const double se = std::sqrt(std::max(p * (1 - p), 1e-12) * (1 / Nf + 1 / Nl));
-    if ((sl - sf) / se < 3) out[c] = true;
-  }
+  for (std::size_t c = static_cast<std::size_t>(std::max(hit, -1) + 1); c < m.levels.size(); ++c)
+    if (nf[c] / Nf < rare && !grows[c]) out[c] = true;
   return out;
+}
+
+int hit_level_of(const LevelModel& m, const std::vector<double>& ref, double ratio) {
+  int h = dominant_level(m, ref);
+  while (h > 0 && m.levels[static_cast<std::size_t>(h - 1)].median * ratio >= m.levels[static_cast<std::size_t>(h)].median)
+    --h;
+  return h;
 }
 
 PassGrid make_grid(const Chase& chase, const LevelModel& model, int hit, bool check_warmup, double hit_ratio,

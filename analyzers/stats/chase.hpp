@@ -76,22 +76,28 @@ struct PassGrid {
 // every level apart.
 // Model levels flagged in `ignore` are labelled kUnknown (see static_levels).
 PassGrid make_grid(const Chase& chase, const LevelModel& model, int hit_level = 0, bool check_warmup = true,
-                   double hit_ratio = 1.1, const std::vector<bool>* ignore = nullptr);
+                   double hit_ratio = 1.25, const std::vector<bool>* ignore = nullptr);
 
-// Slow levels that are no misses: rare (under `rare` of the `first` point's
-// samples) and not growing from the `first` point (small N) to the `last`
-// (large N). A constant delay added to a few random accesses (an interrupt,
-// a simulator's outliers) makes such a level; capacity misses grow with N.
-std::vector<bool> static_levels(const LevelModel& model, int hit_level, const std::vector<double>& first,
-                                const std::vector<double>& last, double rare = 0.02);
+// Slow levels that are no misses: rare at the first point (small N, under
+// `rare` of its samples) and never significantly more frequent at any later
+// point. A constant delay added to a few random accesses (an interrupt, a
+// simulator's outliers) makes such a level; capacity misses grow with N (and
+// may shrink again when a larger N misses the next level too).
+std::vector<bool> static_levels(const LevelModel& model, int hit_level,
+                                const std::vector<std::vector<double>>& per_point, double rare = 0.02);
 
 // The lowest level holding at least `min_share` of the samples (the hit level
 // of a chase): rarer, faster levels are anomalies (samples cut short).
 int hit_level(const LevelModel& model, double min_share = 0.05);
 // The level holding most of these latencies (-1 when none is classified).
 int dominant_level(const LevelModel& model, const std::vector<double>& latencies);
+// The hit level of a reference (a point that should hit): its dominant
+// level, lowered to the fastest level within `ratio` of it (near and far L2
+// partitions, per-SM offsets: one hit, several latencies).
+int hit_level_of(const LevelModel& model, const std::vector<double>& reference, double ratio = 1.25);
 
-// Latencies of samples, every `step`-th (step >= 1), for pooled level models.
+// Latencies of samples, evenly thinned to at most max_count (0: all), for
+// pooled level models.
 std::vector<double> latencies(const std::vector<const Sample*>& samples, std::size_t max_count = 0);
 
 }  // namespace dissect::stats

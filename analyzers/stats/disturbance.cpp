@@ -25,16 +25,22 @@ Disturbance compare_to_reference(const std::vector<const Sample*>& ref, const st
   LevelOptions o;
   o.min_share = 1e-4;  // with min_count: a few slow samples can be a level; the tests decide
   const LevelModel m = cluster_levels(pool, o);
-  int hit = dominant_level(m, latencies(ref, 50000));
+  int hit = hit_level_of(m, latencies(ref, 50000));
   if (hit < 0) return d;
   d.hit_latency = m.levels[static_cast<std::size_t>(hit)].median;
+  // Slow: clearly above the hit group (levels within 25% of the hit are hits),
+  // whether the slow samples form a level of their own or lie scattered.
+  double hit_top = 0;
+  for (std::size_t c = static_cast<std::size_t>(hit); c < m.levels.size(); ++c)
+    if (m.levels[c].median <= 1.25 * d.hit_latency) hit_top = std::max(hit_top, m.levels[c].fence_hi);
   auto rate = [&](const std::vector<const Sample*>& s, std::uint64_t& k, std::uint64_t& n) {
     k = n = 0;
     for (const Sample* x : s) {
       const int c = m.classify(x->latency);
-      if (c < hit) continue;
+      if (c >= 0 && c < hit) continue;  // faster than a hit: an anomaly
+      if (c < 0 && x->latency < d.hit_latency) continue;
       ++n;
-      k += c > hit ? 1 : 0;
+      k += x->latency > hit_top ? 1 : 0;
     }
     return n == 0 ? 0.0 : static_cast<double>(k) / static_cast<double>(n);
   };

@@ -30,7 +30,7 @@ KneePoint reduce(const PointTrace& p, const LevelModel& m, int hit, const std::v
   k.point = &p;
   k.size = p.size_bytes();
   const Chase c = main_chase(p);
-  const PassGrid g = make_grid(c, m, hit, true, 1.1, &ignore);
+  const PassGrid g = make_grid(c, m, hit, true, 1.25, &ignore);
   k.known = g.known();
   k.misses = g.count(1);
   k.miss_fraction = k.known == 0 ? 0 : static_cast<double>(k.misses) / static_cast<double>(k.known);
@@ -92,10 +92,13 @@ KneeResult find_knee(const std::vector<const PointTrace*>& points, const KneeOpt
     r.reason = "no samples";
     return r;
   }
-  r.hit = dominant_level(r.levels, latencies(points.front()->measured_samples(), kPoolPerPoint));
+  r.hit = hit_level_of(r.levels, latencies(points.front()->measured_samples(), kPoolPerPoint));
   if (r.hit < 0) r.hit = 0;
-  r.ignored = static_levels(r.levels, r.hit, latencies(points.front()->measured_samples(), kPoolPerPoint),
-                            latencies(points.back()->measured_samples(), kPoolPerPoint));
+  {
+    std::vector<std::vector<double>> per_point;
+    for (const auto* p : points) per_point.push_back(latencies(p->measured_samples(), kPoolPerPoint));
+    r.ignored = static_levels(r.levels, r.hit, per_point);
+  }
   for (const auto* p : points) r.series.push_back(reduce(*p, r.levels, r.hit, r.ignored));
   const std::uint64_t n_min = r.series.front().size, n_max = r.series.back().size;
   const auto hit_median = r.levels.levels[static_cast<std::size_t>(r.hit)].median;
@@ -192,10 +195,10 @@ KneeProbe probe_capacity_misses(const PointTrace& baseline, const PointTrace& ca
   const std::vector<const PointTrace*> pts{&baseline, &candidate};
   const LevelModel m = pooled_levels(pts);
   if (m.empty()) return pr;
-  int hit = dominant_level(m, latencies(baseline.measured_samples(), kPoolPerPoint));
+  int hit = hit_level_of(m, latencies(baseline.measured_samples(), kPoolPerPoint));
   if (hit < 0) hit = 0;
-  const auto ignore = static_levels(m, hit, latencies(baseline.measured_samples(), kPoolPerPoint),
-                                    latencies(candidate.measured_samples(), kPoolPerPoint));
+  const auto ignore = static_levels(m, hit, {latencies(baseline.measured_samples(), kPoolPerPoint),
+                                             latencies(candidate.measured_samples(), kPoolPerPoint)});
   const KneePoint b = reduce(baseline, m, hit, ignore);
   const KneePoint c = reduce(candidate, m, hit, ignore);
   pr.baseline_rate = b.miss_fraction;

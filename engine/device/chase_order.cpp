@@ -32,16 +32,17 @@ ChaseOrder::ChaseOrder(const ArraySpec& a, std::uint64_t element_bytes)
       if (stride_ == 0) throw std::invalid_argument("chase: stride is zero");
       const std::uint64_t m = std::max<std::uint64_t>(1, size_ / stride_);
       if (m > (1ull << 30)) throw std::invalid_argument("chase: random pattern with more than 2^30 slots");
-      // Sattolo's algorithm: a uniformly random cyclic permutation.
-      std::vector<std::uint64_t> succ(m);
-      std::iota(succ.begin(), succ.end(), 0);
+      // Sattolo's algorithm: a uniformly random cyclic permutation (32-bit
+      // entries: m <= 2^30, and half the memory to walk).
+      std::vector<std::uint32_t> succ(m);
+      std::iota(succ.begin(), succ.end(), 0u);
       std::uint64_t state = a.seed;
       for (std::uint64_t i = m - 1; i >= 1; --i) {
         const std::uint64_t j = chase_rng_next(state) % i;  // j in [0, i-1]
         std::swap(succ[i], succ[j]);
       }
       table_.resize(m);
-      std::uint64_t k = 0;
+      std::uint32_t k = 0;
       for (std::uint64_t n = 0; n < m; ++n) {
         table_[n] = (start_ + k * stride_) % size_;
         k = succ[k];

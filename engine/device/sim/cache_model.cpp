@@ -152,6 +152,7 @@ CacheModel::CacheModel(CacheGeometry geometry, std::uint64_t seed) : g_(std::mov
   meta_.assign(sets_, 0);
   uniform_ways_ = g_.uniform_ways();
   entries_.assign(base, 0);
+  big_ = base * sizeof(std::uint64_t) > (256u << 10);
   if (g_.replacement.kind == Replacement::Kind::weighted_random) {
     if (g_.replacement.weights.empty()) throw std::invalid_argument("weighted_random replacement without weights");
     std::uint64_t c = 0;

@@ -143,6 +143,17 @@ class CacheModel {
     return Outcome::sector_miss;
   }
 
+  // Hint: the address will be looked up soon (large caches only: their tags
+  // do not stay in the host's caches). No effect on the model.
+  void prefetch(std::uint64_t addr) const {
+    if (!big_) return;
+    const std::uint32_t set = set_of_line(addr, addr >> line_shift_);
+    __builtin_prefetch(&meta_[set]);
+    const char* p = reinterpret_cast<const char*>(entries_.data() + base_of(set));
+    const char* end = p + ways_of(set) * sizeof(std::uint64_t);
+    for (; p < end; p += 64) __builtin_prefetch(p);
+  }
+
   // Whether the address's sector is present (no side effects).
   [[nodiscard]] bool contains(std::uint64_t addr) const;
   // Position in its set of the address's line, or -1 (lru/fifo: 0 = most
@@ -214,6 +225,7 @@ class CacheModel {
   std::uint32_t line_shift_ = 0, sector_shift_ = 0, sector_mask_ = 0;
   bool lru_ = true;      // hits move to the front
   bool ordered_ = true;  // lru / fifo: sets kept in recency (fill) order
+  bool big_ = false;     // larger than the host's caches: prefetch() helps
   std::uint32_t uniform_ways_ = 0;           // all sets equal: base = set * ways
   std::vector<std::uint32_t> set_base_, set_ways_;
   std::vector<std::uint64_t> meta_;          // per set: epoch << 32 | valid entries

@@ -87,6 +87,20 @@ class MemorySystem {
     return extra + bp.dram_latency + dram_extra;
   }
 
+  // Hint: `vaddr` will be loaded soon through `bp` (warms the host's caches
+  // for the large simulated ones). Changes nothing in the model.
+  void prefetch(const BoundPath& bp, std::uint64_t vaddr) const {
+    const std::uint64_t addr = physical(vaddr);
+    for (const BoundStep& st : bp.steps) {
+      if (st.cache != nullptr) st.cache->prefetch(addr);
+      else if (st.partitions != nullptr) {
+        st.part[bp.sm_partition]->prefetch(addr);
+        const std::uint32_t home = st.partitions->index.set_of(addr, addr >> st.line_shift, st.partitions->count);
+        if (home != bp.sm_partition) st.part[home]->prefetch(addr);
+      }
+    }
+  }
+
   [[nodiscard]] std::uint64_t physical(std::uint64_t vaddr) const {
     if (!scrambled_) return vaddr;
     // A bijection on the page numbers of a 2^47-byte space (odd multiplier).
