@@ -84,9 +84,12 @@ class CacheSizeAnalyzer final : public Analyzer {
         for (const auto& p : k.series)
           if (p.size == k.first_miss_bytes) first_rate = p.miss_fraction;
         f.details["miss_share_after_knee"] = first_rate;
+        const bool averaged = k.levels.empty();
+        if (averaged) f.details.erase("miss_share_after_knee"), f.details["latency_rise_after_knee"] = first_rate;
         f.summary = format_bytes(k.knee_bytes) + " (first capacity misses at " + format_bytes(k.first_miss_bytes) +
-                    ": " + stats::percent(first_rate) + " of accesses; KS D = " + stats::fmt(k.ks.d) +
-                    ", p = " + stats::fmt(k.ks.p_value) + ")" + label;
+                    ": " + (averaged ? "+" + stats::percent(first_rate) + " average latency"
+                                     : stats::percent(first_rate) + " of accesses") +
+                    "; KS D = " + stats::fmt(k.ks.d) + ", p = " + stats::fmt(k.ks.p_value) + ")" + label;
         break;
       }
       case stats::KneeResult::Outcome::above_range:

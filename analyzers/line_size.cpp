@@ -57,6 +57,7 @@ K mode_of(const std::vector<K>& v, std::size_t* count = nullptr) {
 
 class LineSizeAnalyzer final : public Analyzer {
   mutable std::vector<bool> ignore_;  // levels left out for the series in hand
+  mutable bool runs_unclear_ = false;
 
  public:
   std::string name() const override { return "line_size"; }
@@ -169,6 +170,7 @@ class LineSizeAnalyzer final : public Analyzer {
       if (!sparse || per_pass < sparse_rate) sparse = &m, sparse_rate = per_pass;
     }
     std::uint64_t group = 1;
+    runs_unclear_ = false;
     if (sparse) {
       std::map<std::uint64_t, std::uint64_t> weight;  // run length -> misses in such runs
       std::size_t runs = 0;
@@ -192,9 +194,11 @@ class LineSizeAnalyzer final : public Analyzer {
                             {"misses_per_pass", sparse_rate},
                             {"modal_run_units", group},
                             {"runs", runs}};
-      if (!power_of_two(group)) {
-        ev["sparse_point"]["note"] = "run length is not a power of two: taken as 1";
+      if (!power_of_two(group) || group > 64) {
+        ev["sparse_point"]["note"] = "misses come in runs of " + std::to_string(group) +
+                                     " units: whole stretches evicted, no line structure to read";
         group = 1;
+        runs_unclear_ = true;
       }
     }
     // Is the modal spacing the fetch unit? Where a point overflows a single
@@ -277,9 +281,13 @@ class LineSizeAnalyzer final : public Analyzer {
               format_bytes(unit) + " lines of " + format_bytes(fetch) + " sectors; a chase with stride " +
               format_bytes(unit) + " and C < N <= " + std::to_string(group) + " x C decides";
       }
-    } else if (!sparse) {
+    } else if (!sparse || runs_unclear_) {
       fetch_bytes = nullptr;
-      f.details["fetch_note"] = "no point overflows only part of the cache: sector and line cannot be told apart";
+      conf *= 0.6;
+      f.details["fetch_note"] = sparse ? "the partial point's misses show no run structure: the line may be a "
+                                         "multiple of this fetch unit (sectors)"
+                                       : "no point overflows only part of the cache: sector and line cannot be told "
+                                         "apart; the line may be a multiple of this fetch unit";
     }
     f.value = line;
     f.details["line_bytes"] = line;

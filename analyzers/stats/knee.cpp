@@ -12,6 +12,12 @@ namespace {
 
 constexpr std::size_t kPoolPerPoint = 20000;
 
+std::string fmt_p(double p) {
+  char b[32];
+  std::snprintf(b, sizeof b, "%.3g", p);
+  return b;
+}
+
 LevelModel pooled_levels(const std::vector<const PointTrace*>& points) {
   std::vector<double> pool;
   for (const auto* p : points) {
@@ -60,7 +66,7 @@ nlohmann::json KneeResult::evidence() const {
                    {"clean", k.clean},
                    {"warmup_failed", k.warmup_failed}});
   nlohmann::json j;
-  j["reduction"] = "share of each point's accesses slower than the hit level";
+  j["reduction"] = reduction;
   j["points"] = pts;
   j["levels"] = levels.to_json();
   j["hit_level"] = hit;
@@ -81,12 +87,70 @@ nlohmann::json KneeResult::evidence() const {
   return j;
 }
 
+// Chain timing: each sample is already the average of a whole chain, so the
+// point reduces to its median average latency; the baseline is the left
+// side's median, noise its robust spread (at least 0.5% of it).
+KneeResult find_knee_averaged(const std::vector<const PointTrace*>& points, const KneeOptions& o) {
+  KneeResult r;
+  r.reduction = "median of each point's chain-average latency";
+  std::vector<double> red;
+  for (const auto* p : points) {
+    KneePoint k;
+    k.point = p;
+    k.size = p->size_bytes();
+    const auto lat = latencies(p->measured_samples());
+    k.known = lat.size();
+    k.median_latency = median(lat);
+    red.push_back(k.median_latency);
+    r.series.push_back(k);
+  }
+  const std::uint64_t n_min = r.series.front().size, n_max = r.series.back().size;
+  r.cp = single_change_point(red, 1);
+  std::vector<double> left(red.begin(), red.begin() + static_cast<std::ptrdiff_t>(r.cp.last_left + 1));
+  std::vector<double> right(red.begin() + static_cast<std::ptrdiff_t>(r.cp.last_left + 1), red.end());
+  r.ks = ks_two_sample(left, right);
+  const double base = median(left);
+  const double noise = std::max({mad_sigma(left), 0.005 * base, 0.5});
+  const double bar = base + std::max(4 * noise, 0.02 * base);
+  r.baseline_rate = base;
+  for (auto& k : r.series) {
+    k.clean = k.median_latency <= bar;
+    k.miss_fraction = base > 0 ? k.median_latency / base - 1 : 0;  // relative rise, for the evidence
+  }
+  const bool rising = r.cp.mean_right > r.cp.mean_left;
+  std::size_t on = r.cp.last_left + 1;
+  while (on < r.series.size() && r.series[on].clean) ++on;
+  if (!(r.ks.p_value < o.alpha) || !rising || on == r.series.size()) {
+    r.outcome = KneeResult::Outcome::above_range;
+    r.reason = "no significant rise of the average latency over the sweep (KS p = " + fmt_p(r.ks.p_value) +
+               "): the knee lies above the largest N (" + format_bytes(n_max) +
+               "), or below the smallest (" + format_bytes(n_min) + ") if its latency is already a miss";
+    return r;
+  }
+  while (on > 0 && !r.series[on - 1].clean) --on;
+  if (on == 0) {
+    r.outcome = KneeResult::Outcome::below_range;
+    r.reason = "the average latency rises from the smallest N (" + format_bytes(n_min) + ") on: the knee lies below it";
+    return r;
+  }
+  r.outcome = KneeResult::Outcome::knee;
+  r.knee_bytes = r.series[on - 1].size;
+  r.first_miss_bytes = r.series[on].size;
+  std::size_t consistent = 0;
+  for (std::size_t i = 0; i < r.series.size(); ++i) consistent += (i < on) == r.series[i].clean ? 1 : 0;
+  r.confidence = (1 - r.ks.p_value) * static_cast<double>(consistent) / static_cast<double>(r.series.size());
+  return r;
+}
+
 KneeResult find_knee(const std::vector<const PointTrace*>& points, const KneeOptions& o) {
   KneeResult r;
   if (points.size() < 2) {
     r.reason = "needs at least two sizes";
     return r;
   }
+  bool averaged = true;
+  for (const auto* p : points) averaged = averaged && p->param("timing_mode") == "chain";
+  if (averaged) return find_knee_averaged(points, o);
   r.levels = pooled_levels(points);
   if (r.levels.empty()) {
     r.reason = "no samples";
@@ -105,10 +169,14 @@ KneeResult find_knee(const std::vector<const PointTrace*>& points, const KneeOpt
   char buf[64];
   std::snprintf(buf, sizeof buf, "%.0f", hit_median);
 
-  if (static_cast<std::size_t>(r.hit) + 1 >= r.levels.levels.size()) {
+  bool slow_level = false;
+  for (std::size_t c = static_cast<std::size_t>(r.hit) + 1; c < r.levels.levels.size(); ++c)
+    slow_level = slow_level || (r.levels.levels[c].median > 1.25 * hit_median && !r.ignored[c]);
+  if (!slow_level) {
     r.outcome = KneeResult::Outcome::above_range;
     r.reason = std::string("the sweep never leaves the first latency level (") + buf +
-               " cycles): the knee lies above the largest N (" + format_bytes(n_max) + ")";
+               " cycles): the knee lies above the largest N (" + format_bytes(n_max) +
+               "), unless that level is already a miss (then below the smallest N, " + format_bytes(n_min) + ")";
     return r;
   }
   std::vector<double> red;

@@ -29,7 +29,7 @@ struct KneePoint {
   const PointTrace* point = nullptr;
   std::uint64_t size = 0;
   std::uint64_t misses = 0, known = 0;
-  double miss_fraction = 0;
+  double miss_fraction = 0;     // chain timing: the relative rise over the baseline
   double median_latency = 0;
   bool warmup_failed = false;
   bool clean = true;            // no misses beyond the baseline
@@ -42,6 +42,7 @@ struct KneeResult {
   std::uint64_t knee_bytes = 0;        // largest N without capacity misses
   std::uint64_t first_miss_bytes = 0;  // the next point
   std::vector<KneePoint> series;
+  std::string reduction = "share of each point's accesses slower than the hit level";
   LevelModel levels;
   int hit = 0;
   std::vector<bool> ignored;           // levels left out (static_levels)

@@ -112,3 +112,32 @@ TEST_CASE("cache_size: one finding per series (e.g. per stride of a Saavedra gri
   REQUIRE(all.size() == 2);
   for (const auto& f : all) CHECK(f.value == 16384);
 }
+
+TEST_CASE("cache_size: chain timing (one average per chain) over a geometric sweep") {
+  const auto cfg = RefCacheConfig::uniform(24576, 64, 6);  // 64 sets x 6 ways
+  TraceSet t;
+  for (std::uint64_t n = 1024; n <= (1u << 20); n *= 2) {
+    test::ChaseSpec cs;
+    cs.size = n;
+    cs.stride = 64;
+    cs.iterations = 4 * n / 64;
+    const PointTrace fine = test::cache_chase(0, cfg, cs, {}, {});
+    double sum = 0;
+    for (const auto& s : fine.samples) sum += s.latency;
+    PointTrace p = test::make_point(t.points.size(), cs);
+    p.params["timing_mode"] = "chain";
+    p.accesses_per_pass = 0;
+    for (std::uint32_t r = 0; r < 3; ++r) {
+      Sample s;
+      s.seq = r;
+      s.latency = sum / static_cast<double>(fine.samples.size()) + 0.1 * r;
+      p.samples.push_back(s);
+    }
+    t.points.push_back(p);
+  }
+  const Finding f = test::analyze(t, "cache_size");
+  INFO(f.to_json().dump());
+  CHECK(f.value == 16384);  // 24 KiB lies between 16 and 32 KiB: the largest N without misses
+  CHECK(f.details["first_miss_bytes"] == 32768);
+  CHECK(f.details.contains("latency_rise_after_knee"));
+}
