@@ -3,20 +3,24 @@
 
 #include "engine/cli/cli.hpp"
 #include "engine/report/report_writer.hpp"
+#include "engine/topology/topology_report.hpp"
 
 namespace dissect::cli {
 namespace po = boost::program_options;
 
 int cmd_report(const Args& args) {
   po::options_description opts(
-      "Usage: dissect report BUNDLE... [options]\n\n"
+      "Usage: dissect report BUNDLE... [options]\n"
+      "       dissect report TOPOLOGY_DIR [options]\n\n"
       "Writes report.md with each bundle's run, findings and expectations, and the plots that fit\n"
       "each experiment: latency over N with the detected knee, the fine-grained trace as a heatmap,\n"
       "the missed-line staircase, the TLB staircase, latency over stride, bandwidth over ILP and\n"
       "warps, the Saavedra N x s grid (docs/report.md). Plots are rendered by gnuplot to SVG and\n"
       "PNG; their data files and .gp scripts are written next to them, so they can be restyled and\n"
       "redrawn with 'gnuplot STEM.gp'. Without gnuplot, data and scripts are still written.\n"
-      "Reads bundles only (no GPU); run 'dissect analyze BUNDLE --write' first for findings.\n\nOptions");
+      "Reads bundles only (no GPU); run 'dissect analyze BUNDLE --write' first for findings.\n"
+      "Given the output directory of 'dissect topology' (it holds topology.json), writes the\n"
+      "topology report: its tables, then every step's experiment (default --out: DIR/report).\n\nOptions");
   std::vector<std::string> bundles;
   std::string out, gnuplot;
   std::size_t window = 0, rows = 0;
@@ -71,7 +75,18 @@ int cmd_report(const Args& args) {
 
   report::ReportResult r;
   try {
-    r = report::write_report(bundles, options);
+    if (bundles.size() == 1 && is_topology_dir(bundles.front())) {
+      auto t = write_topology_report(bundles.front(), options);
+      for (const auto& s : t.skipped) std::cerr << "dissect report: " << s << "\n";
+      r = std::move(t.result);
+    } else {
+      for (const auto& b : bundles)
+        if (is_topology_dir(b)) {
+          std::cerr << "dissect report: " << b << " is a topology directory; report it on its own\n";
+          return kExitInvalid;
+        }
+      r = report::write_report(bundles, options);
+    }
   } catch (const std::exception& e) {
     std::cerr << "dissect report: " << e.what() << "\n";
     return kExitInvalid;

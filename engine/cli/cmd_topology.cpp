@@ -7,7 +7,9 @@
 
 #include "engine/cli/cli.hpp"
 #include "engine/device/device.hpp"
+#include "engine/topology/topology_report.hpp"
 #include "engine/topology/topology_runner.hpp"
+#include "engine/topology/topology_table.hpp"
 
 namespace dissect::cli {
 namespace po = boost::program_options;
@@ -30,9 +32,11 @@ int cmd_topology(const Args& args, const std::vector<std::string>& full_argv) {
       "replacement policy, sharing and count per SM; L2 near/far levels; main-memory latency;\n"
       "TLB levels and page size; shared-memory latency and banks; bandwidths. Experiments are\n"
       "chained (each sized from the earlier ones), sizes are found by adaptive knee search, and\n"
-      "SM-private points run one per SM in parallel. Writes <out>/topology.json and one bundle\n"
-      "per experiment under <out>. Without --device: GPU 0 if there is one, else the simulated\n"
-      "H100-like profile (said on the first line).\n\nOptions");
+      "SM-private points run one per SM in parallel. Writes <out>/topology.json, one bundle\n"
+      "per experiment under <out>, and the report <out>/report/report.md: the table, then each\n"
+      "experiment with its findings and plots (gnuplot SVG/PNG; without gnuplot the plot data\n"
+      "and scripts, to render later with 'dissect report <out>'). Without --device: GPU 0 if\n"
+      "there is one, else the simulated H100-like profile (said on the first line).\n\nOptions");
   std::string device_sel, out_dir;
   std::vector<std::string> only;
   opts.add_options()("help,h", "this text")("device,d", po::value(&device_sel),
@@ -41,6 +45,7 @@ int cmd_topology(const Args& args, const std::vector<std::string>& full_argv) {
       "json", "print topology.json instead of the table")(
       "fast", "skip the slow experiments (bandwidth); what CI runs on simulated GPUs")(
       "only", po::value(&only)->composing(), "run only this step (repeatable; see topology.json's experiment ids)")(
+      "no-report", "write no report (topology.json and bundles only)")(
       "quiet,q", "no progress on stderr");
   po::variables_map vm;
   try {
@@ -86,6 +91,29 @@ int cmd_topology(const Args& args, const std::vector<std::string>& full_argv) {
   const auto result = run_topology(*device, o, g_topology_stop);
   if (json_out) std::cout << result.dump(2) << "\n";
   else std::cout << topology_table(result) << "\nwritten: " << out_dir << "/topology.json\n";
+  // The report comes after the measurements (its time is not part of the
+  // topology's wall time) and is written even for an interrupted run: it shows
+  // what was measured.
+  if (vm.count("no-report") == 0) {
+    report::ReportOptions ro;
+    ro.out_dir = (std::filesystem::path(out_dir) / "report").string();
+    try {
+      const auto rep = write_topology_report(out_dir, ro);
+      auto& os = json_out ? std::cerr : std::cout;
+      os << "report: " << rep.result.report_md << " (" << rep.result.plots.size() << " plots";
+      if (rep.result.gnuplot_found) os << ", " << rep.result.rendered() << " rendered)\n";
+      else os << "; not rendered: " << rep.result.gnuplot_message << "; 'dissect report " << out_dir
+              << "' renders them where gnuplot is installed)\n";
+      // Single-point steps (latencies) have no plot by design; report.md says why
+      // for each, so the terminal only gets the count.
+      if (!rep.result.warnings.empty())
+        os << "report: " << rep.result.warnings.size() << " experiments without a plot (report.md says why)\n";
+      for (const auto& w : rep.skipped) std::cerr << "dissect topology: report: " << w << "\n";
+    } catch (const std::exception& e) {
+      std::cerr << "dissect topology: the report could not be written: " << e.what() << "\n";
+      return kExitFailure;
+    }
+  }
   if (result.value("status", std::string()) == "interrupted") return kExitInterrupted;
   for (const auto& e : result["experiments"])
     if (e.value("status", std::string()) == "failed") return kExitFailure;

@@ -22,7 +22,4 @@ struct TopologyOptions {
 // Returns the topology result (the content of topology.json).
 nlohmann::json run_topology(Device& device, const TopologyOptions& options, const std::atomic<bool>& stop);
 
-// The result as a table for a terminal (topology_table.cpp).
-std::string topology_table(const nlohmann::json& result);
-
 }  // namespace dissect

@@ -1,11 +1,13 @@
-// The topology result as one table for a terminal, as in Größler 2022 Tables
-// 5.4-5.9, with more columns: fetch granularity, corrected latency, sets/ways,
-// replacement policy, sharing and driver figures beside measured ones.
+// The topology result as tables, as in Größler 2022 Tables 5.4-5.9, with more
+// columns: fetch granularity, corrected latency, sets/ways, replacement
+// policy, sharing and driver figures beside measured ones.
+#include "engine/topology/topology_table.hpp"
+
+#include <algorithm>
 #include <cstdio>
 #include <sstream>
 
 #include "engine/spec/units.hpp"
-#include "engine/topology/topology_runner.hpp"
 
 namespace dissect {
 namespace {
@@ -24,15 +26,33 @@ std::string size_of(const json& c, const char* key) {
   return format_bytes(static_cast<std::uint64_t>(c[key].get<double>()));
 }
 
-std::string pad(std::string s, std::size_t w) {
-  // Column widths count characters, not bytes (the table has no multi-byte text).
-  if (s.size() < w) s += std::string(w - s.size(), ' ');
-  return s + " ";
+std::string joined(const json& list) {
+  std::string out;
+  for (const auto& s : list) out += (out.empty() ? "" : ",") + (s.is_string() ? s.get<std::string>() : s.dump());
+  return out;
+}
+
+// Column widths count characters, not bytes (the tables hold no multi-byte text).
+std::string render_padded(const TopologyTable& t) {
+  std::vector<std::size_t> width(t.columns.size(), 0);
+  for (std::size_t i = 0; i < t.columns.size(); ++i) width[i] = t.columns[i].size();
+  for (const auto& row : t.rows)
+    for (std::size_t i = 0; i < row.size() && i < width.size(); ++i) width[i] = std::max(width[i], row[i].size());
+  std::ostringstream os;
+  auto line = [&](const std::vector<std::string>& cells) {
+    std::string l;
+    for (std::size_t i = 0; i < cells.size() && i < width.size(); ++i)
+      l += cells[i] + (i + 1 < cells.size() ? std::string(width[i] - cells[i].size() + 1, ' ') : "");
+    os << l << "\n";
+  };
+  line(t.columns);
+  for (const auto& row : t.rows) line(row);
+  return os.str();
 }
 
 }  // namespace
 
-std::string topology_table(const json& r) {
+std::string topology_headline(const json& r) {
   std::ostringstream os;
   const json& d = r.value("device", json::object());
   os << "device: " << d.value("name", std::string("?")) << " (" << r.value("selector", std::string("?")) << ")";
@@ -46,14 +66,17 @@ std::string topology_table(const json& r) {
                   r["timings"].value("compile_ms", 0.0));
     os << buf;
   }
-  os << "\n\n";
+  return os.str();
+}
 
+TopologyTable topology_cache_table(const json& r) {
+  TopologyTable t{"Caches and memories",
+                  {"memory", "size", "(driver)", "line", "fetch", "lat cyc", "(corr)", "ns", "sets x ways",
+                   "policy", "shared with", "per SM"},
+                  {}};
   const std::vector<std::pair<std::string, std::string>> rows{
       {"l1", "L1 data"},         {"texture", "texture"}, {"readonly", "read-only"},   {"constant_l1", "constant L1"},
       {"constant_l15", "constant L1.5"}, {"l2", "L2"},   {"dram", "main memory"}, {"shared", "shared memory"}};
-  os << pad("memory", 14) << pad("size", 10) << pad("(driver)", 10) << pad("line", 6) << pad("fetch", 6)
-     << pad("lat cyc", 8) << pad("(corr)", 7) << pad("ns", 7) << pad("sets x ways", 12) << pad("policy", 8)
-     << pad("shared with", 18) << "per SM\n";
   const json& caches = r.value("caches", json::object());
   for (const auto& [key, label] : rows) {
     if (!caches.contains(key)) continue;
@@ -70,41 +93,72 @@ std::string topology_table(const json& r) {
     if (key == "shared" && c.contains("banks"))
       sets = num(c, "banks") + " banks x " + num(c, "bank_width_bytes") + " B";
     std::string shared_with = "-";
-    if (c.contains("shared_with") && c["shared_with"].is_array() && !c["shared_with"].empty()) {
-      shared_with.clear();
-      for (const auto& s : c["shared_with"]) shared_with += (shared_with.empty() ? "" : ",") + s.get<std::string>();
-    }
-    os << pad(label, 14) << pad(size, 10) << pad(driver, 10) << pad(size_of(c, "line_bytes"), 6)
-       << pad(size_of(c, "fetch_bytes"), 6) << pad(num(c, "latency_cycles"), 8)
-       << pad(num(c, "latency_corrected_cycles"), 7) << pad(num(c, "latency_ns", "%.1f"), 7) << pad(sets, 12)
-       << pad(c.contains("replacement") ? c["replacement"].get<std::string>() : "-", 8) << pad(shared_with, 18)
-       << (c.contains("per_sm") ? num(c, "per_sm") : "-") << "\n";
+    if (c.contains("shared_with") && c["shared_with"].is_array() && !c["shared_with"].empty())
+      shared_with = joined(c["shared_with"]);
+    t.rows.push_back({label, size, driver, size_of(c, "line_bytes"), size_of(c, "fetch_bytes"),
+                      num(c, "latency_cycles"), num(c, "latency_corrected_cycles"), num(c, "latency_ns", "%.1f"), sets,
+                      c.contains("replacement") ? c["replacement"].get<std::string>() : "-", shared_with,
+                      c.contains("per_sm") ? num(c, "per_sm") : "-"});
   }
+  return t;
+}
+
+TopologyTable topology_tlb_table(const json& r) {
+  TopologyTable t{"TLB", {"level", "entries", "coverage", "miss penalty (cycles)", "set sizes"}, {}};
+  if (!r.contains("tlb")) return t;
+  const json& tlb = r["tlb"];
+  if (tlb.contains("levels"))
+    for (std::size_t i = 0; i < tlb["levels"].size(); ++i) {
+      const json& l = tlb["levels"][i];
+      std::string sets = "-";
+      if (l.contains("set_sizes") && l["set_sizes"].is_array() && l["set_sizes"].size() > 1)
+        sets = joined(l["set_sizes"]);
+      t.rows.push_back({"L" + std::to_string(i + 1), num(l, "entries"), size_of(l, "coverage_bytes"),
+                        num(l, "miss_penalty_cycles"), sets});
+    }
+  if (tlb.contains("page_bytes")) t.rows.push_back({"page size", "-", size_of(tlb, "page_bytes"), "-", "-"});
+  return t;
+}
+
+TopologyTable topology_bandwidth_table(const json& r) {
+  TopologyTable t{"Bandwidth", {"memory", "bandwidth", "unit"}, {}};
+  if (r.contains("bandwidth"))
+    for (const auto& [name, b] : r["bandwidth"].items())
+      t.rows.push_back({name, num(b, "value", "%.1f"), b.value("unit", std::string(""))});
+  return t;
+}
+
+TopologyTable topology_experiment_table(const json& r, bool incomplete_only) {
+  TopologyTable t{"Experiments", {"experiment", "status", "points", "wall ms", "note"}, {}};
+  for (const auto& e : r.value("experiments", json::array())) {
+    const std::string s = e.value("status", std::string("?"));
+    if (incomplete_only && s == "complete") continue;
+    std::string note;
+    if (e.contains("reason")) note = e["reason"].get<std::string>();
+    if (e.contains("error")) {
+      std::string err = e["error"].get<std::string>();
+      if (err.size() > 200) err = err.substr(0, 200) + "...";
+      note += (note.empty() ? "" : ": ") + err;
+    }
+    // One line per experiment: multi-line compiler logs would break both renderings.
+    std::replace(note.begin(), note.end(), '\n', ' ');
+    t.rows.push_back({e.value("id", std::string("?")), s, num(e, "points"), num(e, "wall_ms"), note});
+  }
+  return t;
+}
+
+std::string topology_table(const json& r) {
+  std::ostringstream os;
+  os << topology_headline(r) << "\n\n" << render_padded(topology_cache_table(r));
+  const json& caches = r.value("caches", json::object());
   if (caches.contains("l2") && caches["l2"].contains("hit_levels_cycles")) {
     os << "\nL2 hit latency levels (near/far partitions): ";
     for (const auto& l : caches["l2"]["hit_levels_cycles"]) os << l.get<double>() << " ";
     os << "cycles\n";
   }
-  if (r.contains("tlb")) {
-    os << "TLB:";
-    if (r["tlb"].contains("levels"))
-      for (std::size_t i = 0; i < r["tlb"]["levels"].size(); ++i) {
-        const json& l = r["tlb"]["levels"][i];
-        os << " L" << i + 1 << " " << num(l, "entries") << " entries (" << size_of(l, "coverage_bytes")
-           << ", +" << num(l, "miss_penalty_cycles") << " cycles)";
-        if (l.contains("set_sizes") && l["set_sizes"].is_array() && l["set_sizes"].size() > 1)
-          os << " sets " << l["set_sizes"].dump();
-        os << ";";
-      }
-    if (r["tlb"].contains("page_bytes")) os << " page " << size_of(r["tlb"], "page_bytes");
-    os << "\n";
-  }
-  if (r.contains("bandwidth")) {
-    os << "bandwidth:";
-    for (const auto& [name, b] : r["bandwidth"].items())
-      os << " " << name << " " << num(b, "value", "%.1f") << " " << b.value("unit", std::string("")) << ";";
-    os << "\n";
-  }
+  if (const auto tlb = topology_tlb_table(r); !tlb.rows.empty()) os << "\nTLB\n" << render_padded(tlb);
+  if (const auto bw = topology_bandwidth_table(r); !bw.rows.empty()) os << "\nbandwidth\n" << render_padded(bw);
+
   std::size_t ok = 0, skipped = 0, unsupported = 0, failed = 0;
   for (const auto& e : r.value("experiments", json::array())) {
     const std::string s = e.value("status", std::string("?"));
@@ -115,18 +169,8 @@ std::string topology_table(const json& r) {
   }
   os << "\nexperiments: " << ok << " complete, " << unsupported << " unsupported by the device, " << skipped
      << " skipped, " << failed << " failed or interrupted\n";
-  for (const auto& e : r.value("experiments", json::array())) {
-    const std::string s = e.value("status", std::string("?"));
-    if (s == "complete") continue;
-    os << "  " << e.value("id", std::string("?")) << ": " << s;
-    if (e.contains("reason")) os << " (" << e["reason"].get<std::string>() << ")";
-    if (e.contains("error")) {
-      std::string err = e["error"].get<std::string>();
-      if (err.size() > 200) err = err.substr(0, 200) + "...";
-      os << ": " << err;
-    }
-    os << "\n";
-  }
+  for (const auto& row : topology_experiment_table(r, true).rows)
+    os << "  " << row[0] << ": " << row[1] << (row[4].empty() ? "" : " (" + row[4] + ")") << "\n";
   return os.str();
 }
 

@@ -12,7 +12,7 @@ using dissect::test::run_dissect;
 using dissect::test::TempDir;
 
 TEST_CASE("--help answers on every verb, --version names the git revision") {
-  for (const char* verb : {"validate", "run", "list", "analyze"}) {
+  for (const char* verb : {"validate", "run", "list", "analyze", "report", "topology"}) {
     const auto r = run_dissect(std::string(verb) + " --help");
     CAPTURE(verb);
     CHECK(r.status == 0);
@@ -127,4 +127,29 @@ TEST_CASE("list") {
   CHECK(run_dissect("list devices").status == 0);
   CHECK(run_dissect("list specs").status == 0);
   CHECK(run_dissect("list everything").status == 2);
+}
+
+TEST_CASE("topology writes topology.json, the bundles and the report; report DIR rewrites the report") {
+  TempDir dir;
+  const std::string out = dir.file("topo");
+  const auto r = run_dissect("topology --device sim:fermi-gtx560ti --fast --only l1_size --only l1_latency --out " +
+                             out + " --quiet");
+  CAPTURE(r.output);
+  REQUIRE(r.status == 0);
+  CHECK(std::filesystem::exists(out + "/topology.json"));
+  CHECK(std::filesystem::exists(out + "/topology_l1_size/bundle.json"));
+  CHECK(std::filesystem::exists(out + "/report/report.md"));
+  CHECK(r.output.find("report: " + out + "/report/report.md") != std::string::npos);
+
+  const auto again = run_dissect("report " + out + " --out " + dir.file("again") + " --no-render");
+  CAPTURE(again.output);
+  CHECK(again.status == 0);
+  const std::string md = dissect::test::read_file(dir.file("again/report.md"));
+  CHECK(md.find("## Caches and memories") != std::string::npos);
+  CHECK(std::filesystem::exists(dir.file("again/topology_l1_size")));
+  // A topology directory mixed with bundles is refused (its report has its own layout).
+  CHECK(run_dissect("report " + out + " " + out + "/topology_l1_size --out " + dir.file("mixed")).status == 2);
+  CHECK(run_dissect("topology --device sim:fermi-gtx560ti --no-report --only l1_latency --quiet --out " +
+                    dir.file("plain")).status == 0);
+  CHECK_FALSE(std::filesystem::exists(dir.file("plain/report")));
 }

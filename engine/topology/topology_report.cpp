@@ -1,0 +1,76 @@
+#include "engine/topology/topology_report.hpp"
+
+#include <filesystem>
+#include <fstream>
+#include <stdexcept>
+
+#include "engine/report/experiment_data.hpp"
+#include "engine/topology/topology_table.hpp"
+
+namespace dissect {
+namespace fs = std::filesystem;
+using json = nlohmann::json;
+
+namespace {
+
+report::ReportTable as_report_table(const TopologyTable& t, std::string note = {}) {
+  return report::ReportTable{t.title, t.columns, t.rows, std::move(note)};
+}
+
+json read_topology_json(const std::string& dir) {
+  const fs::path p = fs::path(dir) / "topology.json";
+  std::ifstream in(p);
+  if (!in) throw std::runtime_error(p.string() + ": cannot be opened");
+  try {
+    return json::parse(in);
+  } catch (const json::exception& e) {
+    throw std::runtime_error(p.string() + ": not valid JSON (" + e.what() + ")");
+  }
+}
+
+}  // namespace
+
+bool is_topology_dir(const std::string& dir) {
+  std::error_code ec;
+  return fs::is_regular_file(fs::path(dir) / "topology.json", ec);
+}
+
+TopologyReport write_topology_report(const std::string& topology_dir, const report::ReportOptions& options) {
+  const json r = read_topology_json(topology_dir);
+  TopologyReport out;
+
+  std::vector<report::ExperimentData> experiments;
+  for (const auto& e : r.value("experiments", json::array())) {
+    if (!e.contains("bundle") || !e["bundle"].is_string()) continue;
+    const std::string bundle = (fs::path(topology_dir) / e["bundle"].get<std::string>()).string();
+    try {
+      experiments.push_back(report::load_experiment(bundle, options.limits));
+    } catch (const std::exception& ex) {
+      out.skipped.push_back(bundle + ": " + ex.what());
+    }
+  }
+
+  report::ReportExtras extras;
+  const json& d = r.value("device", json::object());
+  extras.title = "Memory topology of " + d.value("name", r.value("selector", std::string("a GPU")));
+  extras.intro = topology_headline(r) + ".\n\nWritten by `dissect topology` (status: " +
+                 r.value("status", std::string("?")) + "); `topology.json` beside the step bundles holds every " +
+                 "figure below (schema: docs/topology.md). Each experiment section shows one step's bundle, " +
+                 "its findings and plots.";
+  extras.tables.push_back(as_report_table(topology_cache_table(r)));
+  if (const json& c = r.value("caches", json::object()); c.contains("l2") && c["l2"].contains("hit_levels_cycles")) {
+    std::string levels;
+    for (const auto& l : c["l2"]["hit_levels_cycles"]) levels += (levels.empty() ? "" : " / ") + l.dump();
+    extras.tables.back().note = "L2 hit latency levels (near/far partitions): " + levels + " cycles.";
+  }
+  if (auto t = topology_tlb_table(r); !t.rows.empty()) extras.tables.push_back(as_report_table(t));
+  if (auto t = topology_bandwidth_table(r); !t.rows.empty()) extras.tables.push_back(as_report_table(t));
+  std::string unread;
+  for (const auto& s : out.skipped) unread += "\n- not in the report: " + s;
+  extras.tables.push_back(as_report_table(topology_experiment_table(r, false), unread));
+
+  out.result = report::write_report(experiments, options, extras);
+  return out;
+}
+
+}  // namespace dissect

@@ -1,0 +1,30 @@
+#pragma once
+// The topology result (topology.json) as tables: the rows are built once and
+// rendered twice, padded for a terminal (`dissect topology`) and as Markdown
+// (the topology report, topology_report.cpp).
+#include <string>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+namespace dissect {
+
+struct TopologyTable {
+  std::string title;
+  std::vector<std::string> columns;
+  std::vector<std::vector<std::string>> rows;
+};
+
+// One line: device, mode and wall/kernel/compile times.
+std::string topology_headline(const nlohmann::json& result);
+// Caches, as seed 004 Tables 5.4-5.9 with more columns.
+TopologyTable topology_cache_table(const nlohmann::json& result);
+// TLB levels and page size; L2 hit levels; bandwidths; experiments that did not complete.
+TopologyTable topology_tlb_table(const nlohmann::json& result);
+TopologyTable topology_bandwidth_table(const nlohmann::json& result);
+TopologyTable topology_experiment_table(const nlohmann::json& result, bool incomplete_only);
+
+// Everything above for a terminal.
+std::string topology_table(const nlohmann::json& result);
+
+}  // namespace dissect

@@ -1,0 +1,81 @@
+// The topology tables are built from topology.json alone: each row shows what
+// the result holds and "-" where it holds nothing.
+#include <doctest/doctest.h>
+
+#include "engine/topology/topology_table.hpp"
+
+using namespace dissect;
+using json = nlohmann::json;
+
+namespace {
+
+json sample_result() {
+  return json{{"selector", "sim:x"},
+              {"mode", "fast"},
+              {"device", {{"name", "Test GPU"}, {"compute_capability", "90"}, {"sm_count", 4}}},
+              {"timings", {{"wall_s", 1.25}, {"kernel_ms", 300.0}, {"compile_ms", 7.0}}},
+              {"caches",
+               {{"l1", {{"size_bytes", 65536}, {"line_bytes", 128}, {"fetch_bytes", 32}, {"latency_cycles", 40},
+                        {"latency_corrected_cycles", 36}, {"latency_ns", 20.0}, {"sets", 128}, {"ways", 4},
+                        {"replacement", "lru"}, {"shared_with", {"texture", "readonly"}}, {"per_sm", 1}}},
+                {"shared", {{"latency_cycles", 30}, {"banks", 32}, {"bank_width_bytes", 4},
+                            {"driver_per_sm_bytes", 233472}}}}},
+              {"tlb", {{"levels", {{{"entries", 16}, {"coverage_bytes", 33554432}, {"miss_penalty_cycles", 27}},
+                                   {{"entries", 65}, {"coverage_bytes", 136314880}, {"miss_penalty_cycles", 84},
+                                    {"set_sizes", {17, 8, 8}}}}},
+                       {"page_bytes", 2097152}}},
+              {"bandwidth", {{"global", {{"value", 1234.5}, {"unit", "GB/s"}}}}},
+              {"experiments",
+               {{{"id", "l1_size"}, {"status", "complete"}, {"points", 20}, {"wall_ms", 12}},
+                {{"id", "readonly_size"}, {"status", "skipped"}, {"reason", "no load path"}},
+                {{"id", "l2_size"}, {"status", "failed"}, {"error", "line one\nline two"}}}}};
+}
+
+}  // namespace
+
+TEST_CASE("topology tables: caches, TLB, bandwidth and experiments from topology.json") {
+  const json r = sample_result();
+  const auto caches = topology_cache_table(r);
+  REQUIRE(caches.rows.size() == 2);
+  CHECK(caches.rows[0] == std::vector<std::string>{"L1 data", "64 KiB", "-", "128 B", "32 B", "40", "36", "20.0",
+                                                   "128 x 4", "lru", "texture,readonly", "1"});
+  CHECK(caches.rows[1][0] == "shared memory");
+  CHECK(caches.rows[1][2] == "228 KiB");  // the driver's figure beside the measured ones
+  CHECK(caches.rows[1][8] == "32 banks x 4 B");
+
+  const auto tlb = topology_tlb_table(r);
+  REQUIRE(tlb.rows.size() == 3);
+  CHECK(tlb.rows[0] == std::vector<std::string>{"L1", "16", "32 MiB", "27", "-"});
+  CHECK(tlb.rows[1][4] == "17,8,8");
+  CHECK(tlb.rows[2][2] == "2 MiB");
+
+  const auto bw = topology_bandwidth_table(r);
+  REQUIRE(bw.rows.size() == 1);
+  CHECK(bw.rows[0] == std::vector<std::string>{"global", "1234.5", "GB/s"});
+
+  CHECK(topology_experiment_table(r, false).rows.size() == 3);
+  const auto incomplete = topology_experiment_table(r, true);
+  REQUIRE(incomplete.rows.size() == 2);
+  CHECK(incomplete.rows[1][4] == "line one line two");  // one line per experiment
+
+  CHECK(topology_headline(r) == "device: Test GPU (sim:x), sm_90, 4 SMs, fast mode, wall 1.2 s (kernels 300 ms, "
+                                "compile 7 ms)");
+}
+
+TEST_CASE("the terminal table aligns columns and lists what did not complete") {
+  const std::string t = topology_table(sample_result());
+  CHECK(t.find("memory        size   (driver) line  fetch lat cyc (corr) ns   sets x ways") != std::string::npos);
+  CHECK(t.find("L1 data       64 KiB -        128 B 32 B  40      36     20.0 128 x 4") != std::string::npos);
+  CHECK(t.find("experiments: 1 complete, 0 unsupported by the device, 1 skipped, 1 failed or interrupted") !=
+        std::string::npos);
+  CHECK(t.find("  readonly_size: skipped (no load path)") != std::string::npos);
+  CHECK(t.find("page size") != std::string::npos);
+}
+
+TEST_CASE("an empty result gives empty tables, not a crash") {
+  const json r = json::object();
+  CHECK(topology_cache_table(r).rows.empty());
+  CHECK(topology_tlb_table(r).rows.empty());
+  CHECK(topology_bandwidth_table(r).rows.empty());
+  CHECK(topology_table(r).find("experiments: 0 complete") != std::string::npos);
+}
