@@ -23,13 +23,16 @@ class LatencyLevelsAnalyzer final : public Analyzer {
   std::vector<AnalyzerParam> params() const override {
     return {{"min_share", "0.005", "a level holds at least this share of the samples"},
             {"bandwidth", "0.004", "kernel width on the ln(latency + 250) scale (about 1 cycle near 0, 0.4% far above)"},
-            {"max_samples_per_point", "50000", "samples per point used (evenly thinned beyond)"}};
+            {"max_samples_per_point", "50000", "samples per point used (evenly thinned beyond; about 2 million in all)"}};
   }
   std::vector<Finding> analyze(const TraceSet& traces, const AnalyzerParams& params) const override {
     stats::LevelOptions o;
     o.min_share = params.number("min_share", 0.005);
     o.bandwidth = params.number("bandwidth", 0.004);
-    const auto cap = static_cast<std::size_t>(params.number("max_samples_per_point", 50000));
+    std::size_t with_samples = 0;
+    for (const auto& p : traces.points) with_samples += p.samples.empty() ? 0 : 1;
+    const auto cap = stats::pooled_per_point(
+        with_samples, static_cast<std::size_t>(params.number("max_samples_per_point", 50000)));
     std::vector<double> pool, overheads;
     std::size_t points = 0;
     for (const auto& p : traces.points) {

@@ -123,6 +123,28 @@ class PageSizeAnalyzer final : public Analyzer {
     }
     const std::size_t m = star;
     const double rise = best_ramp;
+    // A page-miss penalty puts the missing accesses on a latency level of their
+    // own; a rise smaller than the spread of one level's samples is the data
+    // path's levels shifting (L2 near/far partitions, a cache that the wider
+    // strides leave), not a TLB miss (H200: +10 cycles at 8..128 MiB over
+    // L2 hits that alternate by 30 cycles, then back down).
+    std::size_t r0 = 0;
+    for (std::size_t i = 0; i < star; ++i)
+      if (sp[i].mean <= vmin + 1e-9) r0 = i;
+    const double spread = stats::quantile(sp[r0].values, 0.95) - stats::quantile(sp[r0].values, 0.05);
+    ev["hit_spread_cycles"] = spread;
+    if (rise < 0.5 * spread) {
+      Finding f = stats::undetermined(
+          name(), "B",
+          "no page-miss penalty seen: the rise into the plateau at " + format_bytes(sp[star].stride) + " (+" +
+              stats::fmt(rise, 3) + " cycles) is within the spread of one latency level (p5-p95 " +
+              stats::fmt(spread, 3) + " cycles at " + format_bytes(sp[r0].stride) +
+              "): the data path's latency levels shifting, not a TLB miss level");
+      f.details["rise_cycles"] = rise;
+      f.details["hit_spread_cycles"] = spread;
+      f.evidence = ev;
+      return f;
+    }
     (void)best_run_end;
     ev["plateau"] = {{"from_stride_bytes", sp[star].stride}, {"to_stride_bytes", sp[best_run_end].stride}};
     // The step into the plateau, tested: samples at the saturation stride

@@ -50,8 +50,9 @@ class SetsAnalyzer final : public Analyzer {
   Finding analyze_group(const stats::SweepGroup& g, const AnalyzerParams& params, double noise) const {
     const std::uint64_t stride = g.points.front()->stride_bytes();
     std::vector<double> pool;
+    const std::size_t cap = stats::pooled_per_point(g.points.size(), 20000);
     for (const auto* p : g.points) {
-      const auto l = stats::latencies(p->measured_samples(), 20000);
+      const auto l = stats::latencies(p->measured_samples(), cap);
       pool.insert(pool.end(), l.begin(), l.end());
     }
     stats::LevelOptions lo;

@@ -18,6 +18,54 @@
 namespace dissect {
 namespace {
 
+// How well the pages that start missing a latency level keep missing it at
+// every larger N (the stage method's premise).
+struct Persistence {
+  std::size_t cells = 0, kept = 0;  // (page, point) cells from the page's onset on; those that miss
+  std::size_t points_after = 0;     // points past the capacity
+  std::size_t drops = 0;            // points past the capacity whose missing share falls below half the largest before
+  double rate() const { return cells == 0 ? 0.0 : static_cast<double>(kept) / static_cast<double>(cells); }
+  bool persistent() const { return cells > 0 && rate() >= 0.8 && 10 * drops <= points_after; }
+  std::string why() const {
+    if (cells == 0) return "no page keeps missing";
+    return "pages that start missing it miss at only " + stats::percent(rate()) +
+           " of the larger N (a TLB level: all), and the share of slow pages falls back at " + std::to_string(drops) +
+           " of " + std::to_string(points_after) + " points: a point-to-point wobble of the data path (e.g. L2 near/far "
+           "partitions), not a TLB running out of entries";
+  }
+  nlohmann::json to_json() const {
+    return {{"cells_after_onset", cells}, {"missing_after_onset", kept}, {"rate", rate()},
+            {"points_after_capacity", points_after}, {"share_drops", drops}, {"persistent", persistent()}};
+  }
+};
+
+// Each page present at N = C: its first miss at a point past C, then whether
+// it misses at every later point.
+Persistence persistence(const std::vector<stats::StairPoint>& sp, const stats::Staircase& st, std::uint64_t stride) {
+  Persistence r;
+  std::vector<const stats::StairPoint*> pts;
+  for (const auto& s : sp)
+    if (s.size_bytes > st.capacity_bytes) pts.push_back(&s);
+  std::sort(pts.begin(), pts.end(), [](auto* a, auto* b) { return a->size_bytes < b->size_bytes; });
+  const std::uint64_t old_units = st.capacity_bytes / std::max<std::uint64_t>(1, stride);
+  std::vector<int> started(old_units, 0);
+  double best_share = 0;
+  for (const auto* p : pts) {
+    std::vector<char> miss(old_units, 0);
+    for (auto u : p->missing)
+      if (u < old_units) miss[u] = 1;
+    for (std::uint64_t u = 0; u < old_units; ++u) {
+      if (miss[u]) started[u] = 1;
+      if (started[u]) ++r.cells, r.kept += miss[u];
+    }
+    const double share = p->units == 0 ? 0.0 : static_cast<double>(p->missing.size()) / static_cast<double>(p->units);
+    ++r.points_after;
+    if (share < 0.5 * best_share) ++r.drops;
+    best_share = std::max(best_share, share);
+  }
+  return r;
+}
+
 class TlbAnalyzer final : public Analyzer {
  public:
   std::string name() const override { return "tlb"; }
@@ -103,7 +151,7 @@ class TlbAnalyzer final : public Analyzer {
     nlohmann::json stairs = nlohmann::json::array();
     double conf = 1;
     std::uint64_t prev_entries = 0;
-    std::vector<std::string> notes;
+    std::vector<std::string> notes, rejected;
     for (int j = 1; j <= above; ++j) {
       // Pages whose median latency lies at level j or slower.
       std::vector<stats::StairPoint> sp;
@@ -127,7 +175,30 @@ class TlbAnalyzer final : public Analyzer {
       std::size_t grouped = 0;
       for (auto s : st.set_sizes) grouped += s;
       if (grouped < 2) continue;  // a stray position, not a TLB level
+      // A TLB level is a staircase: a page that starts missing it keeps missing
+      // at every larger N (the level holds fewer pages than the chase cycles
+      // through). Latency levels of the data path (L2 near/far partitions, a
+      // page's physical placement that changes from point to point) make pages
+      // slow at one N and fast at the next: a wobble, not a level.
+      const auto wobble = persistence(sp, st, stride);
+      stairs.back()["persistence"] = wobble.to_json();
+      if (!wobble.persistent()) {
+        notes.push_back("latency level " + std::to_string(j) + " (+" +
+                        stats::fmt(model.levels[static_cast<std::size_t>(hit + j)].median -
+                                   model.levels[static_cast<std::size_t>(hit + j - 1)].median) +
+                        " cycles) is not a staircase: " + wobble.why());
+        rejected.push_back(notes.back());
+        continue;
+      }
       const std::uint64_t entries = st.capacity_bytes / stride;
+      if (entries <= prev_entries && !levels.empty()) {
+        // The same capacity again: the TLB level already found, seen through
+        // another latency level of the data path (a page homed in the far L2
+        // partition misses the TLB at the same N, some cycles slower).
+        notes.push_back("latency level " + std::to_string(j) + " runs out at " + std::to_string(entries) +
+                        " pages like the TLB level before it: the same level through another data-path latency");
+        continue;
+      }
       std::uint64_t next = entries;
       for (const auto& s : sp)
         if (s.size_bytes > st.capacity_bytes) {
@@ -175,11 +246,19 @@ class TlbAnalyzer final : public Analyzer {
     }
     ev["staircases"] = stairs;
     if (levels.empty()) {
-      Finding f = stats::undetermined(
-          name(), "levels",
-          "no latency level above the hit level appears over the sweep (up to " +
-              format_bytes(g.points.back()->size_bytes()) + ", " + std::to_string(pp.back().median.size()) +
-              " pages): every page hits the first TLB level");
+      std::string why = "no TLB miss seen up to N = " + format_bytes(g.points.back()->size_bytes()) + " (" +
+                        std::to_string(pp.back().median.size()) + " pages of " + format_bytes(page) +
+                        "): every page hits the TLB level it hits at the smallest N, whose reach exceeds the sweep";
+      if (!rejected.empty()) {
+        why += "; rejected:";
+        for (const auto& r : rejected) why += " " + r + ";";
+        why.pop_back();
+      }
+      Finding f = stats::undetermined(name(), "levels", why);
+      f.details["max_size_bytes"] = g.points.back()->size_bytes();
+      f.details["pages"] = pp.back().median.size();
+      f.details["page_bytes"] = page;
+      if (!rejected.empty()) f.details["rejected_levels"] = rejected;
       f.evidence = ev;
       return f;
     }

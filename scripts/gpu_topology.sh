@@ -1,8 +1,11 @@
 #!/usr/bin/env bash
 # On the GPU machine: `dissect topology` on GPU 0 three times in a row (the
-# stability target: same sizes, lines and sets each time), wall times, and a
-# report of the first run. Expects the carried binary in .carry/ (scripts/gpu_pack.sh).
-# Full output under $OUT; a short table last.
+# stability target: same sizes, lines and sets each time) with wall times; each
+# run writes its own report (run<i>/report). Expects the carried binary in .carry/
+# (scripts/gpu_pack.sh). Full output under $OUT; a short table last.
+# Packs: topology_runs.tgz (topology.json, tables, logs of the three runs),
+# run1_bundles.tgz (run 1's bundles without traces, and its report),
+# run1_traces.tgz (gzipped traces of the steps worth re-analysing offline).
 set -uo pipefail
 ROOT=$(cd "$(dirname "$0")/.." && pwd)
 BIN=${DISSECT:-$ROOT/.carry/dissect}
@@ -11,14 +14,19 @@ mkdir -p "$OUT"
 export DISSECT_SPECS=$ROOT/specs DISSECT_TEMPLATES=$ROOT/kernels_templates XDG_CACHE_HOME=$OUT/cache
 nvidia-smi --query-gpu=name,clocks.sm,clocks.max.sm,temperature.gpu,power.draw --format=csv > "$OUT/nvidia-smi.txt" 2>&1
 for i in 1 2 3; do
-  start=$(date +%s.%N)
+  start=$(date +%s%N)
   "$BIN" topology --device 0 --out "$OUT/run$i" --quiet > "$OUT/table$i.txt" 2> "$OUT/stderr$i.txt"
-  echo "run $i: exit $? wall $(echo "$(date +%s.%N) - $start" | bc) s" >> "$OUT/walls.txt"
+  rc=$?
+  echo "run $i: exit $rc, process wall $(( ($(date +%s%N) - start) / 1000000 )) ms (topology + report)" >> "$OUT/walls.txt"
 done
-"$BIN" report "$OUT"/run1/topology_* --out "$OUT/report" > "$OUT/report.log" 2>&1
-cd "$OUT" && tar czf topology_runs.tgz run*/topology.json table*.txt stderr*.txt walls.txt nvidia-smi.txt report.log \
-  && tar czf run1_bundles.tgz --exclude='*/trace.csv' run1 && tar czf run1_traces.tgz run1/*/trace.csv \
-  && tar czf report.tgz report
+cd "$OUT" || exit 1
+traces=()
+for s in l1_size l1_line l1_sets texture_size readonly_size l2_fetch l2_size tlb page_size; do
+  [ -f "run1/topology_$s/trace.csv" ] && gzip -k "run1/topology_$s/trace.csv" && traces+=("run1/topology_$s/trace.csv.gz")
+done
+tar czf topology_runs.tgz run*/topology.json table*.txt stderr*.txt walls.txt nvidia-smi.txt
+tar czf run1_bundles.tgz --exclude='trace.csv' --exclude='trace.csv.gz' run1
+[ ${#traces[@]} -gt 0 ] && tar czf run1_traces.tgz "${traces[@]}"
 rm -rf "$OUT/cache"
 python3 - "$OUT" <<'PY'
 import json, sys
@@ -31,6 +39,8 @@ for c in ["l1", "texture", "readonly", "constant_l1", "constant_l15", "l2", "dra
         vals = [r["caches"].get(c, {}).get(k) for r in runs]
         if any(v is not None for v in vals):
             print(f"{c:12} {k:24} " + " ".join(f"{str(v):>11}" for v in vals))
+for i, r in enumerate(runs, 1):
+    print(f"run{i} tlb: {json.dumps(r.get('tlb'))[:300]}")
 for i, r in enumerate(runs, 1):
     t = r["timings"]
     st = {}

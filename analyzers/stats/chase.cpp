@@ -223,4 +223,10 @@ std::vector<double> latencies(const std::vector<const Sample*>& samples, std::si
   return out;
 }
 
+std::size_t pooled_per_point(std::size_t points, std::size_t per_point) {
+  constexpr std::size_t kPoolTotal = 2'000'000, kFloor = 2'000;
+  if (points == 0) return per_point;
+  return std::min(per_point, std::max(kFloor, kPoolTotal / points));
+}
+
 }  // namespace dissect::stats

@@ -20,8 +20,9 @@ std::string fmt_p(double p) {
 
 LevelModel pooled_levels(const std::vector<const PointTrace*>& points) {
   std::vector<double> pool;
+  const std::size_t cap = pooled_per_point(points.size(), kPoolPerPoint);
   for (const auto* p : points) {
-    const auto lat = latencies(p->measured_samples(), kPoolPerPoint);
+    const auto lat = latencies(p->measured_samples(), cap);
     pool.insert(pool.end(), lat.begin(), lat.end());
   }
   LevelOptions o;

@@ -25,9 +25,19 @@ double quantile_sorted(const std::vector<double>& v, double q) {
 }
 
 double quantile(std::vector<double> values, double q) {
+  // The same interpolation as quantile_sorted, in linear time: the two order
+  // statistics around the position, not a full sort.
   drop_nan(values);
-  std::sort(values.begin(), values.end());
-  return quantile_sorted(values, q);
+  if (values.empty()) return kNaN;
+  q = std::clamp(q, 0.0, 1.0);
+  const double pos = q * static_cast<double>(values.size() - 1);
+  const auto lo = static_cast<std::size_t>(std::floor(pos));
+  const double frac = pos - static_cast<double>(lo);
+  const auto at = values.begin() + static_cast<std::ptrdiff_t>(lo);
+  std::nth_element(values.begin(), at, values.end());
+  if (lo + 1 >= values.size() || frac == 0) return *at;
+  const double hi = *std::min_element(at + 1, values.end());
+  return *at * (1 - frac) + hi * frac;
 }
 
 double median(std::vector<double> values) { return quantile(std::move(values), 0.5); }

@@ -13,6 +13,7 @@
 // whose points.csv row was written; the reader ignores trace rows of points
 // that were never committed.
 #include <nlohmann/json.hpp>
+#include <map>
 #include <string>
 #include <vector>
 
@@ -36,7 +37,14 @@ class BundleWriter {
   BundleWriter(const BundleWriter&) = delete;
   BundleWriter& operator=(const BundleWriter&) = delete;
 
-  void append_point(const Point& point, const PointTrace& trace);
+  void append_point(const Point& point, PointTrace trace);
+  // Several points in two writes: all their samples, then the rows that commit
+  // them (a reader never sees a committed point without its samples).
+  void append_points(std::vector<std::pair<const Point*, PointTrace>> batch);
+  // Keeps every committed point in `into` exactly as read_bundle would return it
+  // (params from the points.csv row), so a run can be analysed without reading
+  // its trace back from disk.
+  void retain_traces(TraceSet* into) { retained_ = into; }
   void add_kernel(const KernelArtifact& artifact);
   // status: complete | interrupted | failed. Extra keys are merged into bundle.json.
   void finish(const std::string& status, const nlohmann::json& extra = {});
@@ -47,12 +55,17 @@ class BundleWriter {
 
  private:
   void write_header(bool durable = true);
+  void format_samples(const Point& point, const PointTrace& trace, std::string& out) const;
+  // Appends the points.csv row; returns it as column -> value.
+  std::map<std::string, std::string> format_point_row(const Point& point, const PointTrace& trace, std::string& out);
+  void retain(PointTrace trace, std::map<std::string, std::string> row);
   std::string dir_;
   nlohmann::json header_;
   int trace_fd_ = -1;
   int points_fd_ = -1;
   std::size_t points_written_ = 0;
   std::vector<std::string> points_columns_;
+  TraceSet* retained_ = nullptr;
 };
 
 struct Bundle {

@@ -68,10 +68,8 @@ void BundleWriter::write_header(bool durable) {
   write_file_atomic((fs::path(dir_) / "bundle.json").string(), header_.dump(2) + "\n", durable);
 }
 
-void BundleWriter::append_point(const Point& point, const PointTrace& trace) {
-  // 1. the samples
-  std::string rows;
-  rows.reserve(trace.samples.size() * 40);
+void BundleWriter::format_samples(const Point& point, const PointTrace& trace, std::string& rows) const {
+  rows.reserve(rows.size() + trace.samples.size() * 40);
   const std::string pid = std::to_string(point.id);
   for (const auto& s : trace.samples) {
     rows += pid;
@@ -89,15 +87,16 @@ void BundleWriter::append_point(const Point& point, const PointTrace& trace) {
     rows += std::to_string(s.phase);
     rows += '\n';
   }
-  append_all(trace_fd_, rows, dir_ + "/trace.csv");
+}
 
-  // 2. the row that commits them
+std::map<std::string, std::string> BundleWriter::format_point_row(const Point& point, const PointTrace& trace,
+                                                                 std::string& out) {
   const auto params = point_params(point);
-  if (points_columns_.empty()) {
+  if (points_columns_.empty()) {  // the header comes with the first row
     points_columns_ = {"point_id", "status"};
     for (const auto& [k, v] : params) points_columns_.push_back(k);
     points_columns_.insert(points_columns_.end(), kResultColumns.begin(), kResultColumns.end());
-    append_all(points_fd_, csv_row(points_columns_), dir_ + "/points.csv");
+    out += csv_row(points_columns_);
   }
   std::vector<double> lat;
   for (const Sample* s : trace.measured_samples()) lat.push_back(s->latency);
@@ -110,7 +109,7 @@ void BundleWriter::append_point(const Point& point, const PointTrace& trace) {
   for (const auto& [k, v] : trace.params)
     if (std::none_of(params.begin(), params.end(), [&](const auto& kv) { return kv.first == k; }))
       notes += (notes.empty() ? "" : "; ") + k + "=" + v;
-  std::vector<std::string> row{pid, trace.status};
+  std::vector<std::string> row{std::to_string(point.id), trace.status};
   for (const auto& [k, v] : params) row.push_back(v);
   for (const std::string& v :
        {std::to_string(trace.accesses_per_pass), std::to_string(trace.discard_passes), std::to_string(trace.sm_id),
@@ -118,8 +117,48 @@ void BundleWriter::append_point(const Point& point, const PointTrace& trace) {
         std::to_string(sum.count), format_number(sum.min), format_number(sum.p5), format_number(sum.median),
         format_number(sum.mean), format_number(sum.p95), format_number(sum.max), axes, notes})
     row.push_back(v);
-  append_all(points_fd_, csv_row(row), dir_ + "/points.csv");
+  out += csv_row(row);
+  std::map<std::string, std::string> by_column;
+  if (retained_ != nullptr)
+    for (std::size_t i = 0; i < row.size() && i < points_columns_.size(); ++i) by_column[points_columns_[i]] = row[i];
+  return by_column;
+}
+
+void BundleWriter::retain(PointTrace trace, std::map<std::string, std::string> row) {
+  // What read_bundle makes of the row: every column is a param. The numbers
+  // were written in their shortest exact form, so they read back the same.
+  trace.params = std::move(row);
+  retained_->points.push_back(std::move(trace));
+}
+
+void BundleWriter::append_point(const Point& point, PointTrace trace) {
+  // 1. the samples, 2. the row that commits them
+  std::string rows;
+  format_samples(point, trace, rows);
+  append_all(trace_fd_, rows, dir_ + "/trace.csv");
+  std::string row;
+  auto by_column = format_point_row(point, trace, row);
+  append_all(points_fd_, row, dir_ + "/points.csv");
   ++points_written_;
+  if (retained_ != nullptr) retain(std::move(trace), std::move(by_column));
+}
+
+void BundleWriter::append_points(std::vector<std::pair<const Point*, PointTrace>> batch) {
+  // Samples go out in chunks of a few MiB (a batch of fine-grained points can
+  // hold millions); the commit rows follow in one write.
+  constexpr std::size_t kChunk = 8u << 20;
+  std::string rows, commits;
+  for (const auto& [p, t] : batch) {
+    format_samples(*p, t, rows);
+    if (rows.size() >= kChunk) append_all(trace_fd_, rows, dir_ + "/trace.csv"), rows.clear();
+  }
+  append_all(trace_fd_, rows, dir_ + "/trace.csv");
+  std::vector<std::map<std::string, std::string>> by_column;
+  for (const auto& [p, t] : batch) by_column.push_back(format_point_row(*p, t, commits));
+  append_all(points_fd_, commits, dir_ + "/points.csv");
+  points_written_ += batch.size();
+  if (retained_ != nullptr)
+    for (std::size_t i = 0; i < batch.size(); ++i) retain(std::move(batch[i].second), std::move(by_column[i]));
 }
 
 void BundleWriter::add_kernel(const KernelArtifact& a) {

@@ -31,6 +31,12 @@ class RunSink {
  public:
   virtual ~RunSink() = default;
   virtual void point_done(const Point& point, PointTrace trace) = 0;
+  // The points of one launch at once (a per-SM launch finishes up to one point
+  // per SM together): a sink may store them in one go. Same as point_done for each.
+  using PointBatch = std::vector<std::pair<const Point*, PointTrace>>;
+  virtual void points_done(PointBatch batch) {
+    for (auto& [p, t] : batch) point_done(*p, std::move(t));
+  }
   virtual void kernel_built(const KernelArtifact& artifact) = 0;
   // Progress for humans: `done` of `total` points.
   virtual void progress(std::size_t done, std::size_t total) { (void)done, (void)total; }

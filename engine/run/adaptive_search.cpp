@@ -15,17 +15,24 @@ class ObservingSink final : public RunSink {
  public:
   explicit ObservingSink(RunSink& inner) : inner_(inner) {}
   void point_done(const Point& point, PointTrace trace) override {
-    std::vector<double> lat;
-    lat.reserve(trace.samples.size());
-    for (const Sample* s : trace.measured_samples()) lat.push_back(s->latency);
-    latencies_[point.id] = std::move(lat);
+    observe(point, trace);
     inner_.point_done(point, std::move(trace));
+  }
+  void points_done(PointBatch batch) override {
+    for (const auto& [p, t] : batch) observe(*p, t);
+    inner_.points_done(std::move(batch));
   }
   void kernel_built(const KernelArtifact& a) override { inner_.kernel_built(a); }
   void progress(std::size_t done, std::size_t total) override { inner_.progress(done, total); }
   std::map<std::size_t, std::vector<double>> latencies_;
 
  private:
+  void observe(const Point& point, const PointTrace& trace) {
+    std::vector<double> lat;
+    lat.reserve(trace.samples.size());
+    for (const Sample* s : trace.measured_samples()) lat.push_back(s->latency);
+    latencies_[point.id] = std::move(lat);
+  }
   RunSink& inner_;
 };
 

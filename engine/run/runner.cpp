@@ -5,6 +5,8 @@
 
 #include <chrono>
 #include <cstdio>
+#include <cstdlib>
+#include <string>
 
 #include "dissect_git_revision.hpp"
 #include "engine/bundle/bundle.hpp"
@@ -18,7 +20,8 @@ class BundleSink final : public RunSink {
  public:
   BundleSink(BundleWriter& writer, bool progress, std::string name)
       : writer_(writer), progress_(progress), name_(std::move(name)), start_(std::chrono::steady_clock::now()) {}
-  void point_done(const Point& point, PointTrace trace) override { writer_.append_point(point, trace); }
+  void point_done(const Point& point, PointTrace trace) override { writer_.append_point(point, std::move(trace)); }
+  void points_done(PointBatch batch) override { writer_.append_points(std::move(batch)); }
   void kernel_built(const KernelArtifact& artifact) override { writer_.add_kernel(artifact); }
   void progress(std::size_t done, std::size_t total) override {
     if (!progress_) return;
@@ -34,6 +37,16 @@ class BundleSink final : public RunSink {
   std::string name_;
   std::chrono::steady_clock::time_point start_;
 };
+
+double ms_since(std::chrono::steady_clock::time_point t) {
+  return std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t).count();
+}
+
+// DISSECT_CUDA_TIMING=1: where a run's wall time goes (the CUDA device adds its own line).
+bool timing_breakdown_wanted() {
+  const char* v = std::getenv("DISSECT_CUDA_TIMING");
+  return v != nullptr && std::string(v) == "1";
+}
 
 nlohmann::json experiment_json(const Experiment& e) {
   nlohmann::json j;
@@ -78,9 +91,16 @@ RunOutcome run_spec(const Spec& spec, Device& device, const RunOptions& options,
     throw RunError(spec.path + ": an abstract base spec (abstract: true) is for include:, not for running");
   const std::vector<Point> points = spec.adaptive() ? std::vector<Point>{} : spec.expand();
   out.points_total = points.size();
+  const double expand_ms = ms_since(t0);
 
   BundleWriter writer(fresh_bundle_dir(options.out_parent, spec.base.name), bundle_header(spec, device, options));
   out.bundle_dir = writer.dir();
+  // The analyzers get the committed points from memory, as read_bundle would
+  // return them: no reading back of a trace that can be hundreds of MB.
+  const bool analyze = options.analyze && !spec.base.analyzers.empty();
+  TraceSet retained;
+  if (analyze) writer.retain_traces(&retained);
+  const double open_ms = ms_since(t0) - expand_ms;
   BundleSink sink(writer, options.progress, spec.base.name);
 
   RunRequest req;
@@ -116,11 +136,20 @@ RunOutcome run_spec(const Spec& spec, Device& device, const RunOptions& options,
                       {"points", out.points_done}};
   if (!out.error.empty()) extra["error"] = out.error;
   if (!search_log.is_null()) extra["adaptive_search"] = search_log;
+  const auto t_finish = std::chrono::steady_clock::now();
   writer.finish(out.status, extra);
+  if (timing_breakdown_wanted())
+    std::fprintf(stderr,
+                 "dissect timing: %s: wall %.2f ms = expand %.2f, bundle open %.2f, device run %.2f (kernels %.2f, "
+                 "compile %.2f); then finish %.2f ms (not in wall)\n",
+                 spec.base.name.c_str(), out.wall_ms, expand_ms, open_ms, out.wall_ms - expand_ms - open_ms,
+                 out.timings.kernel_ms, out.timings.compile_ms, ms_since(t_finish));
 
-  if (options.analyze && out.points_done > 0 && !spec.base.analyzers.empty()) {
-    const Bundle b = read_bundle(out.bundle_dir);
-    out.findings = run_analyzers(b.traces, requests_from(spec.base.analyzers));
+  if (analyze && out.points_done > 0) {
+    retained.source = out.bundle_dir;
+    const nlohmann::json d = device.describe();
+    if (d.contains("sm_clock_khz") && d["sm_clock_khz"].is_number()) retained.sm_clock_khz = d["sm_clock_khz"].get<double>();
+    out.findings = run_analyzers(retained, requests_from(spec.base.analyzers));
     out.expectations = check_expectations(spec.base.expectations, out.findings);
     nlohmann::json fj = nlohmann::json::array();
     for (const auto& f : out.findings) fj.push_back(f.to_json());

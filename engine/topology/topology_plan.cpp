@@ -307,12 +307,47 @@ std::vector<TopologyStep> topology_plan() {
                     c["banks"] = f->value;
                     if (const json* w = detail(*f, "bank_width_bytes")) c["bank_width_bytes"] = *w;
                   }});
+  // TLB levels: a page-stride chase, N one page at a time (the staircase of each
+  // level). A level is shown only when the analyzer found a staircase; otherwise
+  // its reason is kept as a note (a GPU whose TLB reaches beyond the sweep shows
+  // only the L2's near/far wobble, which is no TLB level).
   plan.push_back({"tlb", "tlb.yaml", "TLB levels", true, "",
                   [](const json&, std::string&) -> Overrides { return std::vector<SpecOverride>{}; },
                   [](json& r, const std::vector<Finding>& fs) {
                     const Finding* f = find_finding(fs, "tlb");
-                    if (f == nullptr || f->value.is_null()) return;
+                    if (f == nullptr) return;
+                    if (f->value.is_null()) {
+                      r["tlb"]["levels_note"] = f->details.value("reason", f->summary);
+                      return;
+                    }
                     r["tlb"]["levels"] = f->details.value("levels", json::array());
+                  }});
+  // A level beyond the sweep's reach (H100: an L2 TLB of thousands of entries): a
+  // knee search from where 'tlb' ends, at most half the device memory.
+  plan.push_back({"tlb_far", "tlb_far.yaml", "TLB levels beyond 768 MiB", true, "",
+                  [](const json& r, std::string& why) -> Overrides {
+                    constexpr std::uint64_t stride = 2097184, from = 384 * stride, max_pages = 6144;
+                    std::uint64_t to = max_pages * stride;
+                    if (r.contains("device") && r["device"].contains("memory_bytes") &&
+                        r["device"]["memory_bytes"].is_number()) {
+                      const auto mem = r["device"]["memory_bytes"].get<std::uint64_t>();
+                      to = std::min(to, mem / 2 / stride * stride);
+                    }
+                    if (to < 2 * from) {
+                      why = "the device memory holds too few pages beyond the 'tlb' sweep";
+                      return std::nullopt;
+                    }
+                    return std::vector<SpecOverride>{
+                        {"sweep.array.size", "{search: knee, from: " + bytes(from) + ", to: " + bytes(to) +
+                                                 ", resolution: " + bytes(stride) + "}"}};
+                  },
+                  [](json& r, const std::vector<Finding>& fs) {
+                    const Finding* f = find_finding(fs, "tlb");
+                    if (f == nullptr || f->value.is_null()) return;
+                    json& levels = r["tlb"]["levels"];
+                    if (!levels.is_array()) levels = json::array();
+                    for (const auto& l : f->details.value("levels", json::array())) levels.push_back(l);
+                    r["tlb"].erase("levels_note");
                   }});
   plan.push_back({"page_size", "page_size.yaml", "page size", true, "", no_overrides,
                   [](json& r, const std::vector<Finding>& fs) {

@@ -141,3 +141,20 @@ TEST_CASE("cache_size: chain timing (one average per chain) over a geometric swe
   CHECK(f.details["first_miss_bytes"] == 32768);
   CHECK(f.details.contains("latency_rise_after_knee"));
 }
+
+TEST_CASE("cache_size: a second hit level close to the first (texture fetches crossing 64 B) is not a miss") {
+  // H200 texture path, s = 16 B: hits take 93 cycles, every fourth one 104
+  // (a new 64 B chunk), capacity misses 337. The 104 level is as common at the
+  // smallest N as at the largest clean one: it must not read as misses.
+  const auto cfg = RefCacheConfig::uniform(24 * 1024, 128, 4);
+  test::RefLatency lat;
+  lat.hit = 93;
+  lat.miss = 337;
+  TraceSet t = size_sweep(cfg, 1024, 40 * 1024, 1024, 16, {}, true, lat);
+  for (auto& p : t.points)
+    for (auto& s : p.samples)
+      if (s.latency < 200 && (s.offset_bytes / 16) % 4 == 3) s.latency = 104;
+  const Finding f = test::analyze(t, "cache_size");
+  INFO(f.to_json().dump());
+  CHECK(f.value == 24576);
+}

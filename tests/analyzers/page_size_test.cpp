@@ -52,3 +52,31 @@ TEST_CASE("page_size: a sweep that ends on the ramp gives no value") {
   INFO(f.to_json().dump());
   CHECK(test::reason(f).find("still rises") != std::string::npos);
 }
+
+TEST_CASE("page_size: a small bump over L2 near/far hits is no page size") {
+  // H200 (N = 4 GiB, s = 64 KiB .. 512 MiB): L2 hits at about 277 or 307 cycles
+  // (near/far partition), the mean about 10 cycles higher at 8..128 MiB, then back.
+  TraceSet t;
+  for (std::uint64_t s = 64ull << 10; s <= 512ull << 20; s *= 2) {
+    test::ChaseSpec cs;
+    cs.size = 4ull << 30;
+    cs.stride = s;
+    cs.iterations = 4096;
+    test::RefNoise noise;
+    noise.jitter = 3;
+    noise.outlier_rate = 0.001;
+    noise.seed = s;
+    PointTrace p = test::make_point(t.points.size(), cs);
+    const double bump = s >= (16ull << 20) && s <= (128ull << 20) ? 10 : s == (8ull << 20) ? 5 : 0;
+    test::append_chase(p, cs, [&](std::uint64_t off) {
+      std::uint64_t h = (off / 4096 + 1) * 0xbf58476d1ce4e5b9ull;
+      h ^= h >> 31;
+      return 292.0 + bump + ((h & 1) ? 15.0 : -15.0);
+    }, noise);
+    t.points.push_back(std::move(p));
+  }
+  const Finding f = test::analyze(t, "page_size");
+  INFO(f.to_json().dump().substr(0, 3000));
+  CHECK(f.value.is_null());
+  CHECK(test::reason(f).find("within the spread of one latency level") != std::string::npos);
+}

@@ -239,7 +239,8 @@ CudaDevice::Kernel& CudaDevice::kernel(const KernelParams& params, RunTimings& t
     it = kernels_.emplace(key, std::move(k)).first;
     prof_.kernel_ms += ms_since(t0);
   }
-  if (sink != nullptr && reported_.insert(key).second) report_kernel(*it->second, *sink);
+  // Reported while the next launch runs (launch()), or when the run ends.
+  if (sink != nullptr && reported_.insert(key).second) pending_reports_.emplace_back(it->second.get(), sink);
   return *it->second;
 }
 
@@ -295,11 +296,25 @@ SmemPlan CudaDevice::apply_smem(Kernel& k, const Experiment& e, std::uint32_t ne
   return plan;
 }
 
+void CudaDevice::report_pending_kernels() noexcept {
+  // Artifacts are evidence, not measurements: a failure to write one is
+  // reported after the run instead of aborting it.
+  for (auto& [k, sink] : pending_reports_) try {
+      report_kernel(*k, *sink);
+    } catch (const std::exception& e) {
+      if (pending_report_error_.empty()) pending_report_error_ = e.what();
+    }
+  pending_reports_.clear();
+}
+
 double CudaDevice::launch(Kernel& k, std::uint32_t blocks, std::uint32_t threads, std::uint32_t dyn_shared,
-                          void** args) {
+                          void** args, double* clock_khz) {
   DISSECT_CU(drv_, cuEventRecord(ev0_, nullptr));
   DISSECT_CU(drv_, cuLaunchKernel(k.fn, blocks, 1, 1, threads, 1, 1, dyn_shared, nullptr, args, nullptr));
   DISSECT_CU(drv_, cuEventRecord(ev1_, nullptr));
+  // Host work that overlaps the kernel (launches are asynchronous).
+  report_pending_kernels();
+  if (clock_khz != nullptr) *clock_khz = current_sm_clock_khz();
   DISSECT_CU(drv_, cuEventSynchronize(ev1_));
   float ms = 0;
   DISSECT_CU(drv_, cuEventElapsedTime(&ms, ev0_, ev1_));
@@ -415,6 +430,18 @@ RunTimings CudaDevice::run(const RunRequest& req, RunSink& sink) {
   RunTimings timings;
   reported_.clear();
   prof_ = Profile{};
+  // Kernels built but not launched (a failed group, an interrupt) still reach the
+  // bundle before the sink goes away.
+  struct ReportAtExit {
+    CudaDevice& d;
+    ~ReportAtExit() {
+      d.report_pending_kernels();
+      if (!d.pending_report_error_.empty())
+        std::cerr << "dissect: a kernel artifact could not be written to the bundle: " << d.pending_report_error_
+                  << "\n";
+      d.pending_report_error_.clear();
+    }
+  } report_at_exit{*this};
   DISSECT_CU(drv_, cuCtxSetCurrent(ctx_));
   PackingLimits limits;
   limits.sm_count = sm_count_;
@@ -588,13 +615,14 @@ void CudaDevice::run_pchase(const RunRequest& req, const LaunchGroup& group, Ker
     if (flush_l2) DISSECT_CU(drv_, cuMemsetD8(flush_.ensure(4 * l2_bytes_), 0x5a, 4 * l2_bytes_));
     prof_.upload_ms += ms_since(t_lap);
     t_lap = std::chrono::steady_clock::now();
-    const double ms = launch(k, nblocks, threads, smem.dynamic_bytes, args);
+    double clock_khz_now = 0;
+    const double ms = launch(k, nblocks, threads, smem.dynamic_bytes, args, &clock_khz_now);
     prof_.launch_ms += ms_since(t_lap);
     t_lap = std::chrono::steady_clock::now();
     kernel_ms += ms;
     timings.kernel_ms += ms;
     ++timings.launches;
-    clocks.push_back(current_sm_clock_khz());
+    clocks.push_back(clock_khz_now);
     if (!chain) {
       DISSECT_CU(drv_, cuMemcpyDtoH(h_lat.data(), lat, 4 * slots));
       DISSECT_CU(drv_, cuMemcpyDtoH(h_idx.data(), idx, 4 * slots));
@@ -681,6 +709,8 @@ void CudaDevice::run_pchase(const RunRequest& req, const LaunchGroup& group, Ker
   const double clock_khz = clocks.empty() ? kUnknown
                                           : std::accumulate(clocks.begin(), clocks.end(), 0.0) /
                                                 static_cast<double>(clocks.size());
+  RunSink::PointBatch batch;
+  batch.reserve(group.points.size());
   for (std::size_t gi = 0; gi < group.points.size(); ++gi) {
     const Point& p = req.points[group.points[gi]];
     const Experiment& e = p.experiment;
@@ -702,8 +732,9 @@ void CudaDevice::run_pchase(const RunRequest& req, const LaunchGroup& group, Ker
     t.params["timer_overhead_raw_cycles"] = std::to_string(ovh);
     t.params["smem_note"] = smem.note;
     if (flush_l2) t.params["l2_flushed_before_launch"] = "1";
-    sink.point_done(p, std::move(t));
+    batch.emplace_back(&p, std::move(t));
   }
+  sink.points_done(std::move(batch));
   prof_.sink_ms += ms_since(t_lap);
 }
 
@@ -847,13 +878,14 @@ void CudaDevice::run_phases(const RunRequest& req, const LaunchGroup& group, Ker
     DISSECT_CU(drv_, cuMemsetD8(misc, 0xff, misc_bytes));
     prof_.upload_ms += ms_since(t_lap);
     t_lap = std::chrono::steady_clock::now();
-    const double ms = launch(k, nblocks, threads, smem.dynamic_bytes, args);
+    double clock_khz_now = 0;
+    const double ms = launch(k, nblocks, threads, smem.dynamic_bytes, args, &clock_khz_now);
     prof_.launch_ms += ms_since(t_lap);
     t_lap = std::chrono::steady_clock::now();
     kernel_ms += ms;
     timings.kernel_ms += ms;
     ++timings.launches;
-    clocks.push_back(current_sm_clock_khz());
+    clocks.push_back(clock_khz_now);
     if (slots > 0) {
       DISSECT_CU(drv_, cuMemcpyDtoH(h_lat.data(), lat, 4 * slots));
       DISSECT_CU(drv_, cuMemcpyDtoH(h_idx.data(), idx, 4 * slots));
@@ -913,6 +945,8 @@ void CudaDevice::run_phases(const RunRequest& req, const LaunchGroup& group, Ker
   const double clock_khz = clocks.empty() ? kUnknown
                                           : std::accumulate(clocks.begin(), clocks.end(), 0.0) /
                                                 static_cast<double>(clocks.size());
+  RunSink::PointBatch batch;
+  batch.reserve(group.points.size());
   for (std::size_t gi = 0; gi < group.points.size(); ++gi) {
     const Point& p = req.points[group.points[gi]];
     PointTrace& t = traces[gi];
@@ -928,8 +962,9 @@ void CudaDevice::run_phases(const RunRequest& req, const LaunchGroup& group, Ker
     t.params["shared_config_bytes"] = std::to_string(smem.config_bytes);
     t.params["occupancy_blocks_per_sm"] = std::to_string(occupancy);
     t.params["smem_note"] = smem.note;
-    sink.point_done(p, std::move(t));
+    batch.emplace_back(&p, std::move(t));
   }
+  sink.points_done(std::move(batch));
   prof_.sink_ms += ms_since(t_lap);
 }
 
@@ -1056,13 +1091,14 @@ void CudaDevice::run_simple(const RunRequest& req, const LaunchGroup& group, Ker
     DISSECT_CU(drv_, cuMemsetD8(misc, 0xff, misc_bytes));
     prof_.upload_ms += ms_since(t_lap);
     t_lap = std::chrono::steady_clock::now();
-    const double ms = launch(k, nblocks, threads, smem.dynamic_bytes, args);
+    double clock_khz_now = 0;
+    const double ms = launch(k, nblocks, threads, smem.dynamic_bytes, args, &clock_khz_now);
     prof_.launch_ms += ms_since(t_lap);
     t_lap = std::chrono::steady_clock::now();
     kernel_ms += ms;
     timings.kernel_ms += ms;
     ++timings.launches;
-    clocks.push_back(current_sm_clock_khz());
+    clocks.push_back(clock_khz_now);
     if (kind == KernelKind::shared_stride)
       DISSECT_CU(drv_, cuMemcpyDtoH(h_cycles.data(), out, 8 * slots));
     else
@@ -1141,6 +1177,8 @@ void CudaDevice::run_simple(const RunRequest& req, const LaunchGroup& group, Ker
   const double clock_khz = clocks.empty() ? kUnknown
                                           : std::accumulate(clocks.begin(), clocks.end(), 0.0) /
                                                 static_cast<double>(clocks.size());
+  RunSink::PointBatch batch;
+  batch.reserve(group.points.size());
   for (std::size_t gi = 0; gi < group.points.size(); ++gi) {
     const Point& p = req.points[group.points[gi]];
     const Experiment& e = p.experiment;
@@ -1162,8 +1200,9 @@ void CudaDevice::run_simple(const RunRequest& req, const LaunchGroup& group, Ker
     t.params["occupancy_blocks_per_sm"] = std::to_string(occupancy);
     t.params["timer_overhead_raw_cycles"] = std::to_string(ovh);
     t.params["smem_note"] = smem.note;
-    sink.point_done(p, std::move(t));
+    batch.emplace_back(&p, std::move(t));
   }
+  sink.points_done(std::move(batch));
   prof_.sink_ms += ms_since(t_lap);
 }
 

@@ -65,7 +65,12 @@ class CudaDevice final : public Device {
   void run_simple(const RunRequest& req, const LaunchGroup& group, Kernel& k, RunTimings& timings, RunSink& sink);
   // Shared-memory plan of a launch, applied to the function.
   SmemPlan apply_smem(Kernel& k, const Experiment& e, std::uint32_t needed);
-  double launch(Kernel& k, std::uint32_t blocks, std::uint32_t threads, std::uint32_t dyn_shared, void** args);
+  // One timed launch. While the kernel runs, the host writes the kernel artifacts
+  // still pending (report_pending_kernels) and samples the SM clock into *clock_khz:
+  // that work then costs no wall time of its own.
+  double launch(Kernel& k, std::uint32_t blocks, std::uint32_t threads, std::uint32_t dyn_shared, void** args,
+                double* clock_khz);
+  void report_pending_kernels() noexcept;
   [[nodiscard]] double current_sm_clock_khz() const;
 
   const CudaDriver& drv_;
@@ -82,6 +87,8 @@ class CudaDevice final : public Device {
   TemplateLoader templates_;
   std::map<std::string, std::unique_ptr<Kernel>> kernels_;  // by canonical params
   std::set<std::string> reported_;                          // kernels reported to this run's sink
+  std::vector<std::pair<Kernel*, RunSink*>> pending_reports_;  // built, not yet handed to the sink
+  std::string pending_report_error_;                           // why handing one over failed
   DeviceBuffer arrays_{"the chased arrays"}, tables_{"the parameter tables"}, lat_{"the latency samples"},
       idx_{"the index samples"}, misc_{"the per-chaser results"}, scatter_{"the sparse array contents"},
       flush_{"the L2 flush buffer"};

@@ -3,6 +3,7 @@
 #include <filesystem>
 
 #include "engine/bundle/bundle.hpp"
+#include "engine/device/device.hpp"
 #include "support/temp_dir.hpp"
 
 using namespace dissect;
@@ -61,6 +62,62 @@ TEST_CASE("bundle write/read round trip") {
   CHECK(p1.param("axes") == "array.size=2048 B");
   CHECK(std::filesystem::exists(bdir + "/kernels/pchase_ca_u32.cu"));
   CHECK(std::filesystem::exists(bdir + "/kernels/pchase_ca_u32.ptx"));
+}
+
+TEST_CASE("a batch of points (one per-SM launch) is stored exactly as point by point") {
+  TempDir dir;
+  {
+    BundleWriter one(dir.file("one"), {});
+    BundleWriter batch(dir.file("batch"), {});
+    const Point p0 = make_point(0, 1024), p1 = make_point(1, 2048), p2 = make_point(2, 4096);
+    one.append_point(p0, make_trace(0, 8, 100));
+    one.append_point(p1, make_trace(1, 8, 200.25));
+    one.append_point(p2, make_trace(2, 3, 50));
+    RunSink::PointBatch b;
+    b.emplace_back(&p0, make_trace(0, 8, 100));
+    b.emplace_back(&p1, make_trace(1, 8, 200.25));
+    batch.append_points(b);
+    batch.append_points({{&p2, make_trace(2, 3, 50)}});
+    CHECK(batch.points_written() == 3);
+    one.finish("complete");
+    batch.finish("complete");
+  }
+  for (const char* f : {"trace.csv", "points.csv"})
+    CHECK_MESSAGE(test::read_file(dir.file(std::string("one/") + f)) ==
+                      test::read_file(dir.file(std::string("batch/") + f)),
+                  f);
+  CHECK(read_bundle(dir.file("batch")).traces.points.size() == 3);
+}
+
+TEST_CASE("retained traces are what read_bundle returns (a run's analysis needs no read-back)") {
+  TempDir dir;
+  TraceSet kept;
+  {
+    BundleWriter w(dir.file("b"), {});
+    w.retain_traces(&kept);
+    const Point p0 = make_point(0, 1024), p1 = make_point(1, 2048);
+    PointTrace t0 = make_trace(0, 8, 100.125);
+    t0.params["launch"] = "per_sm";  // device notes end up in one column, as on disk
+    w.append_point(p0, t0);
+    w.append_points({{&p1, make_trace(1, 5, 1.0 / 3)}});
+    w.finish("complete");
+  }
+  const Bundle b = read_bundle(dir.file("b"));
+  REQUIRE(kept.points.size() == b.traces.points.size());
+  for (std::size_t i = 0; i < kept.points.size(); ++i) {
+    const PointTrace &m = kept.points[i], &d = b.traces.points[i];
+    CHECK(m.point_id == d.point_id);
+    CHECK(m.params == d.params);
+    CHECK(m.timer_overhead_cycles == d.timer_overhead_cycles);
+    CHECK(m.accesses_per_pass == d.accesses_per_pass);
+    REQUIRE(m.samples.size() == d.samples.size());
+    for (std::size_t k = 0; k < m.samples.size(); ++k) {
+      CHECK(m.samples[k].latency == d.samples[k].latency);  // exact: shortest round-trip text
+      CHECK(m.samples[k].offset_bytes == d.samples[k].offset_bytes);
+      CHECK(m.samples[k].seq == d.samples[k].seq);
+    }
+  }
+  CHECK(kept.points[0].param("device_notes") == "launch=per_sm");
 }
 
 TEST_CASE("a killed run leaves a readable bundle of its committed points") {

@@ -94,6 +94,31 @@ void check_profile(const std::string& name) {
     if (number(m, "latency_corrected_cycles") > 0 && row.step == 0 && std::string(row.name) != "l2")
       CHECK(number(m, "latency_corrected_cycles") == doctest::Approx(latency).epsilon(0.15));
   }
+  // L2 hit levels (the random chase over half the L2): one level, or the near and
+  // far (replicated: near and copy) hits of a partitioned L2, with the timer overhead
+  // of fine-grained samples.
+  for (std::size_t i = 0; i < truth.caches.size(); ++i) {
+    const sim::CacheSpec& l2 = truth.caches[i];
+    if (l2.per_sm || !caches.contains("l2") || !caches["l2"].contains("hit_levels_cycles")) continue;
+    std::vector<double> expected{l2.latency + truth.timer_overhead};
+    if (l2.partitions.count > 1) {
+      const double other = l2.partitions.replicate
+                               ? (std::isnan(l2.partitions.copy_latency) ? l2.latency : l2.partitions.copy_latency)
+                               : l2.partitions.far_latency;
+      if (other != l2.latency) expected.push_back(other + truth.timer_overhead);
+    }
+    const json& levels = caches["l2"]["hit_levels_cycles"];
+    CAPTURE(levels.dump());
+    CHECK(levels.size() == expected.size());
+    for (std::size_t k = 0; k < std::min(levels.size(), expected.size()); ++k)
+      CHECK(levels[k].get<double>() == doctest::Approx(expected[k]).epsilon(0.05));
+    // A replicated L2 keeps far data in the near partition too: one SM sees one
+    // partition's capacity (within the search's 256 KiB resolution and 5 %).
+    if (l2.partitions.count > 1 && l2.partitions.replicate && number(caches["l2"], "size_bytes") > 0)
+      CHECK(number(caches["l2"], "size_bytes") ==
+            doctest::Approx(static_cast<double>(l2.partition_geometry.capacity_bytes())).epsilon(0.05));
+    break;
+  }
   // Shared memory banks.
   REQUIRE(caches.contains("shared"));
   CHECK(number(caches["shared"], "banks") == truth.shared.banks);
@@ -112,6 +137,5 @@ void check_profile(const std::string& name) {
 TEST_CASE("topology recovers the Fermi GTX 560 Ti profile") { check_profile("fermi-gtx560ti"); }
 TEST_CASE("topology recovers the Kepler GTX 780 profile") { check_profile("kepler-gtx780"); }
 TEST_CASE("topology recovers the Maxwell GTX 980 profile") { check_profile("maxwell-gtx980"); }
-// Not yet recovered, and therefore not asserted (issue 6's open items): the Tesla
-// C2070 profile (its L1 knee and a third TLB level) and the H100 profile (the L2
-// knee behind replicated partitions, its TLB levels).
+TEST_CASE("topology recovers the Tesla C2070 profile") { check_profile("tesla-c2070"); }
+TEST_CASE("topology recovers the H100 SXM profile") { check_profile("h100-sxm"); }

@@ -155,6 +155,10 @@ TEST_SUITE("gpu") {
     std::set<std::int32_t> sms;
     for (const auto& [p, t] : c.points) sms.insert(t.sm_id);
     CHECK(sms.size() == std::min<std::size_t>(40, device().sm_count()));
+    // The kernel's artifacts are written while it runs, and still reach the sink.
+    REQUIRE(c.kernels.size() == 1);
+    CHECK(c.kernels[0].source.find("dissect") != std::string::npos);
+    CHECK_FALSE(c.kernels[0].ptx.empty());
   }
 
   TEST_CASE("phases: warm and measure on two paths, samples of the measure phase only") {
