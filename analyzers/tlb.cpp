@@ -66,6 +66,28 @@ Persistence persistence(const std::vector<stats::StairPoint>& sp, const stats::S
   return r;
 }
 
+// How much the share of slow pages grows from below the capacity to far above
+// it (2x the capacity, else the largest tenth of the sweep). A TLB running out
+// of entries makes most pages miss once N is well past its reach; a latency
+// level of the data path (the far L2 partition) holds the same share of pages
+// at every N, with at most a few pages changing sides.
+double slow_share_rise(const std::vector<stats::StairPoint>& sp, std::uint64_t capacity) {
+  auto share = [](const stats::StairPoint& p) {
+    return p.units == 0 ? 0.0 : static_cast<double>(p.missing.size()) / static_cast<double>(p.units);
+  };
+  double before = 0, after = 0;
+  std::size_t nb = 0, na = 0;
+  std::uint64_t largest = 0;
+  for (const auto& p : sp) largest = std::max(largest, p.size_bytes);
+  const std::uint64_t far = largest >= 2 * capacity ? 2 * capacity : capacity + (largest - capacity) * 9 / 10;
+  for (const auto& p : sp) {
+    if (p.size_bytes <= capacity) before += share(p), ++nb;
+    else if (p.size_bytes >= far) after += share(p), ++na;
+  }
+  if (nb == 0 || na == 0) return 1;  // nothing to compare: leave it to the other tests
+  return after / static_cast<double>(na) - before / static_cast<double>(nb);
+}
+
 class TlbAnalyzer final : public Analyzer {
  public:
   std::string name() const override { return "tlb"; }
@@ -187,6 +209,16 @@ class TlbAnalyzer final : public Analyzer {
                         stats::fmt(model.levels[static_cast<std::size_t>(hit + j)].median -
                                    model.levels[static_cast<std::size_t>(hit + j - 1)].median) +
                         " cycles) is not a staircase: " + wobble.why());
+        rejected.push_back(notes.back());
+        continue;
+      }
+      if (const double rise = slow_share_rise(sp, st.capacity_bytes); rise < 0.25) {
+        notes.push_back("latency level " + std::to_string(j) + " (+" +
+                        stats::fmt(model.levels[static_cast<std::size_t>(hit + j)].median -
+                                   model.levels[static_cast<std::size_t>(hit + j - 1)].median) +
+                        " cycles) is not a TLB level: past the step at " + format_bytes(st.capacity_bytes) +
+                        " the share of slow pages grows by only " + stats::percent(std::max(0.0, rise)) +
+                        " (a TLB out of entries makes most pages miss well past its reach)");
         rejected.push_back(notes.back());
         continue;
       }

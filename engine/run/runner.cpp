@@ -146,6 +146,7 @@ RunOutcome run_spec(const Spec& spec, Device& device, const RunOptions& options,
                  out.timings.kernel_ms, out.timings.compile_ms, ms_since(t_finish));
 
   if (analyze && out.points_done > 0) {
+    const auto t_analysis = std::chrono::steady_clock::now();
     retained.source = out.bundle_dir;
     const nlohmann::json d = device.describe();
     if (d.contains("sm_clock_khz") && d["sm_clock_khz"].is_number()) retained.sm_clock_khz = d["sm_clock_khz"].get<double>();
@@ -162,6 +163,7 @@ RunOutcome run_spec(const Spec& spec, Device& device, const RunOptions& options,
                     {"actual", r.actual},
                     {"message", r.message}});
     writer.write_findings({{"findings", fj}, {"expectations", ej}});
+    out.analysis_ms = ms_since(t_analysis);
   }
   return out;
 }

@@ -79,7 +79,7 @@ json run_topology(Device& device, const TopologyOptions& options, const std::ato
   }
   fs::create_directories(options.out_dir);
 
-  double kernel_ms = 0, compile_ms = 0;
+  double kernel_ms = 0, compile_ms = 0, analysis_ms = 0;
   std::size_t index = 0;
   for (const auto& step : plan) {
     ++index;
@@ -124,10 +124,12 @@ json run_topology(Device& device, const TopologyOptions& options, const std::ato
       exp["bundle"] = fs::path(out.bundle_dir).filename().string();
       exp["points"] = out.points_done;
       exp["wall_ms"] = out.wall_ms;
+      exp["analysis_ms"] = out.analysis_ms;
       exp["kernel_ms"] = out.timings.kernel_ms;
       exp["compile_ms"] = out.timings.compile_ms;
       kernel_ms += out.timings.kernel_ms;
       compile_ms += out.timings.compile_ms;
+      analysis_ms += out.analysis_ms;
       if (!out.error.empty()) exp["error"] = out.error;
       json findings = json::array();
       for (const auto& f : out.findings) findings.push_back({{"analyzer", f.analyzer}, {"value", f.value},
@@ -150,6 +152,7 @@ json run_topology(Device& device, const TopologyOptions& options, const std::ato
   add_nanoseconds(result, clock_ghz(result["device"]));
   result["finished"] = utc_timestamp();
   result["timings"] = {{"wall_s", seconds_since(t0)}, {"kernel_ms", kernel_ms}, {"compile_ms", compile_ms},
+                       {"analysis_ms", analysis_ms},
                        {"experiments", plan.size()}};
   result["status"] = stop.load() ? "interrupted" : "complete";
   write_file_atomic((fs::path(options.out_dir) / "topology.json").string(), result.dump(2) + "\n");

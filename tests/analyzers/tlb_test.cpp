@@ -126,3 +126,33 @@ TEST_CASE("tlb: L2 near/far alternation without a TLB step gives no TLB level") 
     if (per_point) CHECK(test::reason(f).find("not a staircase") != std::string::npos);
   }
 }
+
+TEST_CASE("tlb: a few pages turning slow for good past some N is no TLB level") {
+  // The far-partition pages are fixed (half of them), and past 128 pages one page
+  // in 32 turns slow and stays slow: the share of slow pages hardly grows. A TLB
+  // out of entries would make most pages miss by 2x its reach.
+  TraceSet t;
+  for (std::uint64_t e = 1; e <= 384; ++e) {
+    test::ChaseSpec cs;
+    cs.size = e * kPage;
+    cs.stride = kPage;
+    cs.iterations = 1024;
+    test::RefNoise noise;
+    noise.jitter = 2;
+    noise.seed = e;
+    PointTrace p = test::make_point(t.points.size(), cs);
+    test::append_chase(p, cs, [&](std::uint64_t off) {
+      const std::uint64_t page = off / kPage;
+      std::uint64_t h = (page + 1) * 0xbf58476d1ce4e5b9ull;
+      h ^= h >> 31;
+      const bool far = page != 0 && (h & 1);
+      const bool turned = e > 128 && page % 32 == 5;
+      return (far || turned) ? 307.0 : 277.0;
+    }, noise);
+    t.points.push_back(std::move(p));
+  }
+  const Finding f = test::analyze(t, "tlb");
+  INFO(f.to_json().dump().substr(0, 3000));
+  CHECK(f.value.is_null());
+  CHECK(!f.details.contains("levels"));
+}
