@@ -5,6 +5,7 @@
 
 #include <atomic>
 #include <cmath>
+#include <map>
 
 #include "engine/device/device.hpp"
 #include "engine/device/sim/sim_profile.hpp"
@@ -60,11 +61,14 @@ void check_profile(const std::string& name) {
     CHECK(e["status"] != "failed");
   }
   const json& caches = r["caches"];
+  std::map<std::string, std::size_t> first_level;  // L1-level row -> the profile's cache index
   for (const Row& row : kRows) {
     CAPTURE(row.name);
     std::size_t index = 0;
     double latency = 0;
     const sim::CacheSpec* c = cache_of(truth, row, index, latency);
+    if (c != nullptr && row.step == 0 && std::string(row.name) != "l2" && std::string(row.name) != "constant_l1")
+      first_level[row.name] = index;
     if (c == nullptr) {
       // No such path: the topology must say so, not invent a cache.
       CHECK((!caches.contains(row.name) || caches[row.name].contains("unsupported") ||
@@ -119,6 +123,20 @@ void check_profile(const std::string& name) {
             doctest::Approx(static_cast<double>(l2.partition_geometry.capacity_bytes())).epsilon(0.05));
     break;
   }
+  // Which of L1, texture and read-only share one physical cache (phases kernel,
+  // seed 004 Sec. 4.5), and texture caches per SM (Sec. 4.6).
+  for (const auto& [a, ia] : first_level)
+    for (const auto& [b, ib] : first_level) {
+      if (a == b) continue;
+      CAPTURE(a);
+      CAPTURE(b);
+      bool listed = false;
+      if (caches[a].contains("shared_with"))
+        for (const auto& x : caches[a]["shared_with"]) listed = listed || x == b;
+      CHECK(listed == (ia == ib));
+    }
+  if (first_level.count("texture") != 0)
+    CHECK(number(caches["texture"], "per_sm") == truth.caches[first_level["texture"]].instances_per_sm);
   // Shared memory banks.
   REQUIRE(caches.contains("shared"));
   CHECK(number(caches["shared"], "banks") == truth.shared.banks);
