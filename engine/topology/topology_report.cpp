@@ -64,6 +64,8 @@ TopologyReport write_topology_report(const std::string& topology_dir, const repo
     extras.tables.back().note = "L2 hit latency levels (near/far partitions): " + levels + " cycles.";
   }
   if (auto t = topology_tlb_table(r); !t.rows.empty()) extras.tables.push_back(as_report_table(t));
+  else if (r.contains("tlb") && r["tlb"].contains("levels_note"))
+    extras.tables.push_back(as_report_table(t, "No TLB level found: " + r["tlb"]["levels_note"].get<std::string>()));
   if (auto t = topology_bandwidth_table(r); !t.rows.empty()) extras.tables.push_back(as_report_table(t));
   std::string unread;
   for (const auto& s : out.skipped) unread += "\n- not in the report: " + s;

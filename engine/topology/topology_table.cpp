@@ -157,6 +157,8 @@ std::string topology_table(const json& r) {
     os << "cycles\n";
   }
   if (const auto tlb = topology_tlb_table(r); !tlb.rows.empty()) os << "\nTLB\n" << render_padded(tlb);
+  else if (r.contains("tlb") && r["tlb"].contains("levels_note"))
+    os << "\nTLB: no level found: " << r["tlb"]["levels_note"].get<std::string>() << "\n";
   if (const auto bw = topology_bandwidth_table(r); !bw.rows.empty()) os << "\nbandwidth\n" << render_padded(bw);
 
   std::size_t ok = 0, skipped = 0, unsupported = 0, failed = 0;

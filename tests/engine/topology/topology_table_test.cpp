@@ -72,6 +72,13 @@ TEST_CASE("the terminal table aligns columns and lists what did not complete") {
   CHECK(t.find("page size") != std::string::npos);
 }
 
+TEST_CASE("a TLB without a level found shows why") {
+  json r = sample_result();
+  r["tlb"] = {{"levels_note", "no TLB miss seen up to N = 768 MiB"}};
+  CHECK(topology_tlb_table(r).rows.empty());
+  CHECK(topology_table(r).find("TLB: no level found: no TLB miss seen up to N = 768 MiB") != std::string::npos);
+}
+
 TEST_CASE("an empty result gives empty tables, not a crash") {
   const json r = json::object();
   CHECK(topology_cache_table(r).rows.empty());
