@@ -83,6 +83,7 @@ BoundPath MemorySystem::bind(LoadPath path, std::uint32_t sm, std::uint32_t warp
     throw UnsupportedError(std::string("device profile '") + profile_.name + "' does not describe load path '" +
                                 to_string(path) + "' (add it under paths:)");
   bp.dram_latency = profile_.dram_latency;
+  bool translated = false;
   for (const PathStep& s : ps.steps) {
     BoundStep b;
     if (s.kind == PathStep::Kind::tlb) {
@@ -91,6 +92,7 @@ BoundPath MemorySystem::bind(LoadPath path, std::uint32_t sm, std::uint32_t warp
         bp.tlb_penalty.push_back(profile_.tlb[l].miss_penalty);
       }
       bp.steps.push_back(b);
+      translated = true;
       continue;
     }
     const CacheSpec& c = profile_.caches[s.cache];
@@ -105,17 +107,29 @@ BoundPath MemorySystem::bind(LoadPath path, std::uint32_t sm, std::uint32_t warp
       spread = static_cast<double>(h % (static_cast<std::uint64_t>(c.partitions.sm_spread) + 1));
     }
     b.hit_latency += spread;
+    bool large = false;
     if (c.partitions.count > 1) {
+      b.kind = BoundStep::Kind::partitioned;
       b.partitions = &c.partitions;
+      b.replicate = c.partitions.replicate;
       for (std::uint32_t q = 0; q < c.partitions.count; ++q) b.part.push_back(&partition_instance(s.cache, q));
+      large = b.part.front()->large();
       b.copy_latency = c.partitions.copy_latency + (b.hit_latency - c.latency);
       b.far_latency = c.partitions.far_latency + (b.hit_latency - c.latency);
       b.far_extra = c.partitions.far_latency - c.latency;
       // The SM's own partition: SMs are split into `count` consecutive groups.
       bp.sm_partition = static_cast<std::uint32_t>(static_cast<std::uint64_t>(sm % profile_.sm_count) *
                                                    c.partitions.count / profile_.sm_count);
+      b.cache = b.part[bp.sm_partition];
     } else {
+      b.kind = BoundStep::Kind::cache;
       b.cache = &instance(s.cache, sm, warp);
+      large = b.cache->large();
+    }
+    if (large && bp.planned < 0) {
+      bp.planned = static_cast<int>(bp.steps.size());
+      bp.planned_line_shift = shift;
+      bp.planned_physical = translated;
     }
     bp.steps.push_back(b);
   }

@@ -24,7 +24,10 @@ namespace dissect::sim {
 inline constexpr std::size_t kMaxPartitions = 64;
 
 struct BoundStep {
-  CacheModel* cache = nullptr;  // nullptr: the translation step
+  enum class Kind : std::uint8_t { translate, cache, partitioned };
+  Kind kind = Kind::translate;
+  bool replicate = false;       // partitioned: PartitionSpec::replicate
+  CacheModel* cache = nullptr;  // cache: the cache; partitioned: the SM's own partition
   double hit_latency = 0;
   double miss_cost = 0;
   // Partitioned cache: one CacheModel per partition.
@@ -41,6 +44,21 @@ struct BoundPath {
   std::vector<double> tlb_penalty;
   std::uint32_t sm_partition = 0;
   double dram_latency = 0;
+  // The first step whose cache is larger than the host's caches (-1: none):
+  // the one MemorySystem::plan prepares; its line size; whether it sees
+  // physical addresses (a translation step comes before it).
+  int planned = -1;
+  std::uint32_t planned_line_shift = 0;
+  bool planned_physical = false;
+};
+
+// What a load needs to know about its address before it looks anything up,
+// worked out a few loads ahead (MemorySystem::plan) while the host memory that
+// the planned step will touch is prefetched.
+struct LoadPlan {
+  std::uint64_t vaddr = 0;
+  std::uint32_t set = 0;   // the address's set in the planned step
+  std::uint32_t home = 0;  // partitioned planned step: the home partition
 };
 
 class MemorySystem {
@@ -57,48 +75,31 @@ class MemorySystem {
   BoundPath bind(LoadPath path, std::uint32_t sm, std::uint32_t warp);
 
   // Cycles of one load at virtual address `vaddr`.
-  double load(const BoundPath& bp, std::uint64_t vaddr) {
-    double extra = 0, dram_extra = 0;
-    std::uint64_t addr = vaddr;
-    int level = 0;
-    for (const BoundStep& st : bp.steps) {
-      if (st.cache == nullptr && st.partitions == nullptr) {
-        for (std::size_t l = 0; l < bp.tlb.size(); ++l) {
-          if (bp.tlb[l]->access(vaddr) == CacheModel::Outcome::hit) break;
-          extra += bp.tlb_penalty[l];
-        }
-        addr = physical(vaddr);
-        continue;
-      }
-      if (st.partitions != nullptr) {
-        double lat = 0;
-        if (partitioned_hit(st, bp, addr, lat, dram_extra)) {
-          last_level_ = level;
-          return extra + lat;
-        }
-      } else if (st.cache->access(addr) == CacheModel::Outcome::hit) {
-        last_level_ = level;
-        return extra + st.hit_latency;
-      }
-      extra += st.miss_cost;
-      ++level;
-    }
-    last_level_ = -1;
-    return extra + bp.dram_latency + dram_extra;
-  }
+  double load(const BoundPath& bp, std::uint64_t vaddr) { return load_impl<false>(bp, vaddr, nullptr); }
+  // The same for a planned load (the plan of `vaddr` through `bp`).
+  double load(const BoundPath& bp, const LoadPlan& plan) { return load_impl<true>(bp, plan.vaddr, &plan); }
 
-  // Hint: `vaddr` will be loaded soon through `bp` (warms the host's caches
-  // for the large simulated ones). Changes nothing in the model.
-  void prefetch(const BoundPath& bp, std::uint64_t vaddr) const {
-    const std::uint64_t addr = physical(vaddr);
-    for (const BoundStep& st : bp.steps) {
-      if (st.cache != nullptr) st.cache->prefetch(addr);
-      else if (st.partitions != nullptr) {
-        st.part[bp.sm_partition]->prefetch(addr);
-        const std::uint32_t home = st.partitions->index.set_of(addr, addr >> st.line_shift, st.partitions->count);
-        if (home != bp.sm_partition) st.part[home]->prefetch(addr);
-      }
+  // Plans a load of `vaddr` through `bp` (bp.planned >= 0) and prefetches the
+  // host memory of the planned step's sets; changes nothing in the model.
+  [[gnu::always_inline]] LoadPlan plan(const BoundPath& bp, std::uint64_t vaddr) const {
+    LoadPlan p;
+    p.vaddr = vaddr;
+    const std::uint64_t addr = bp.planned_physical ? physical(vaddr) : vaddr;
+    const BoundStep& st = bp.steps[static_cast<std::size_t>(bp.planned)];
+    if (st.kind == BoundStep::Kind::partitioned) {
+      // The SM's own partition and the home one (the same one half the
+      // time: fetching it twice is cheaper than a branch that guesses
+      // wrong). Partitions share one geometry: the address has one set.
+      const CacheModel& own = *st.cache;
+      p.set = own.set_of(addr);
+      p.home = home_of(st, addr);
+      own.prefetch_set(p.set);
+      st.part[p.home]->prefetch_set(p.set);
+    } else {
+      p.set = st.cache->set_of(addr);
+      st.cache->prefetch_set(p.set);
     }
+    return p;
   }
 
   [[nodiscard]] std::uint64_t physical(std::uint64_t vaddr) const {
@@ -120,25 +121,79 @@ class MemorySystem {
   [[nodiscard]] int last_level() const { return last_level_; }
 
  private:
-  // Looks an address up in a partitioned cache; true on a hit (latency set).
-  static bool partitioned_hit(const BoundStep& st, const BoundPath& bp, std::uint64_t addr, double& lat,
-                              double& dram_extra) {
-    const PartitionSpec& ps = *st.partitions;
-    const std::uint32_t home = ps.index.set_of(addr, addr >> st.line_shift, ps.count);
+  template <bool Planned>
+  double load_impl(const BoundPath& bp, std::uint64_t vaddr, const LoadPlan* plan) {
+    double extra = 0, dram_extra = 0;
+    std::uint64_t addr = vaddr;
+    int level = 0;
+    const BoundStep* const planned = Planned ? bp.steps.data() + bp.planned : nullptr;
+    for (const BoundStep& st : bp.steps) {
+      // The planned step: always the same one, the branch is predicted.
+      const LoadPlan* p = Planned && &st == planned ? plan : nullptr;
+      switch (st.kind) {
+        case BoundStep::Kind::translate: {
+          CacheModel* const* tlb = bp.tlb.data();
+          for (std::size_t l = 0, n = bp.tlb.size(); l < n; ++l) {
+            if (tlb[l]->access(vaddr) == CacheModel::Outcome::hit) break;
+            extra += bp.tlb_penalty[l];
+          }
+          addr = physical(vaddr);
+          continue;
+        }
+        case BoundStep::Kind::cache:
+          if ((p != nullptr ? st.cache->access(addr, p->set) : st.cache->access(addr)) == CacheModel::Outcome::hit) {
+            last_level_ = level;
+            return extra + st.hit_latency;
+          }
+          break;
+        case BoundStep::Kind::partitioned: {
+          double lat = 0;
+          if (partitioned_hit(st, bp, addr, p, lat, dram_extra)) {
+            last_level_ = level;
+            return extra + lat;
+          }
+          break;
+        }
+      }
+      extra += st.miss_cost;
+      ++level;
+    }
+    last_level_ = -1;
+    return extra + bp.dram_latency + dram_extra;
+  }
+
+  [[gnu::always_inline]] static std::uint32_t home_of(const BoundStep& st, std::uint64_t addr) {
+    return st.partitions->index.set_of(addr, addr >> st.line_shift, st.partitions->count);
+  }
+
+  // Looks an address up in a partitioned cache (`plan`: its set and home
+  // partition, if planned); true on a hit (latency set).
+  [[gnu::always_inline]] static bool partitioned_hit(const BoundStep& st, const BoundPath& bp, std::uint64_t addr,
+                                                     const LoadPlan* plan, double& lat, double& dram_extra) {
+    const std::uint32_t home = plan != nullptr ? plan->home : home_of(st, addr);
     const std::uint32_t own = bp.sm_partition;
-    if (!ps.replicate) {
-      if (st.part[home]->access(addr) == CacheModel::Outcome::hit) {
-        lat = home == own ? st.hit_latency : st.far_latency;
+    if (!st.replicate) {
+      CacheModel& h = *st.part[home];
+      if ((plan != nullptr ? h.access(addr, plan->set) : h.access(addr)) == CacheModel::Outcome::hit) {
+        lat = *(home == own ? &st.hit_latency : &st.far_latency);
         return true;
       }
     } else {
-      if (st.part[own]->access(addr) == CacheModel::Outcome::hit) {
-        lat = home == own ? st.hit_latency : st.copy_latency;
+      // Partitions share one geometry: the address has one set in both (found
+      // once, and not at all when the own partition needs none).
+      CacheModel& o = *st.cache;
+      const bool known = plan != nullptr || !o.is_last(addr);
+      const std::uint32_t set = plan != nullptr ? plan->set : known ? o.set_of(addr) : 0;
+      if (o.access(addr, set) == CacheModel::Outcome::hit) {
+        lat = *(home == own ? &st.hit_latency : &st.copy_latency);  // a select, not a branch: home is random
         return true;
       }
-      if (home != own && st.part[home]->access(addr) == CacheModel::Outcome::hit) {
-        lat = st.far_latency;
-        return true;
+      if (home != own) {
+        CacheModel& h = *st.part[home];
+        if (h.access(addr, known ? set : h.set_of(addr)) == CacheModel::Outcome::hit) {
+          lat = st.far_latency;
+          return true;
+        }
       }
     }
     if (home != own) dram_extra = st.far_extra;

@@ -6,8 +6,10 @@
 #endif
 
 #include <algorithm>
+#include <array>
 #include <cmath>
 #include <map>
+#include <optional>
 #include <set>
 #include <stdexcept>
 #include <tuple>
@@ -26,7 +28,10 @@ std::uint32_t first_sm(const Experiment& e, std::size_t point_id, std::uint32_t 
 namespace {
 
 constexpr std::uint64_t kArrayAlign = 2ull << 20;
-constexpr int kLookahead = 8;
+// Planned loads (see PlannedChase): how far ahead, and the fewest lines of
+// the planned cache a chase must touch to be planned.
+constexpr unsigned kLookahead = 8;
+constexpr std::uint64_t kPlanMinLines = 16384;
 
 std::uint64_t align_up(std::uint64_t v, std::uint64_t a) { return (v + a - 1) / a * a; }
 
@@ -73,6 +78,34 @@ struct Ctx {
 
 // ---- pchase -----------------------------------------------------------------
 
+// The loads of one chaser, each planned kLookahead loads before it is made
+// (MemorySystem::plan: its set in the large cache of the path worked out, the
+// host memory of that set prefetched meanwhile; the addresses of a chase do
+// not depend on the results).
+class PlannedChase {
+ public:
+  PlannedChase(const MemorySystem& mem, const BoundPath& bp, const ChaseOrder& order, std::uint64_t start,
+               std::uint64_t base)
+      : mem_(mem), bp_(bp), ahead_(order, start), base_(base) {
+    for (auto& p : ring_) p = mem_.plan(bp_, base_ + ahead_.next());
+  }
+  // The plan of the next load of the chase.
+  [[gnu::always_inline]] LoadPlan next() {
+    LoadPlan& slot = ring_[i_++ % kLookahead];
+    const LoadPlan p = slot;
+    slot = mem_.plan(bp_, base_ + ahead_.next());
+    return p;
+  }
+
+ private:
+  const MemorySystem& mem_;
+  const BoundPath& bp_;
+  ChaseWalker ahead_;
+  std::uint64_t base_;
+  std::array<LoadPlan, kLookahead> ring_{};
+  unsigned i_ = 0;
+};
+
 void run_pchase(Ctx& c) {
   const Experiment& e = c.e;
   const ChaseOrder order(e.array, e.elem_bytes());
@@ -98,6 +131,12 @@ void run_pchase(Ctx& c) {
     ch[g].start = chaser_start_offset(e, g);
   }
 
+  // Planning (one chaser) pays when the chase touches more lines of a large
+  // simulated cache than the host's caches hold sets of: a random chase over
+  // most of an H100 L2, not a walk over a few hundred lines.
+  const bool planned = g_count == 1 && ch[0].bp.planned >= 0 &&
+                       std::min(app, (e.array.size_bytes >> ch[0].bp.planned_line_shift) + 1) > kPlanMinLines;
+
   auto& samples = c.out.trace.samples;
   const std::uint64_t per_repeat = chain ? g_count : g_count * e.iterations;
   // One chaser: samples are appended in order (no zero-filling of a large buffer).
@@ -115,19 +154,25 @@ void run_pchase(Ctx& c) {
       walkers.emplace_back(order, x.start);
       x.cycles = 0;
     }
+    std::optional<PlannedChase> plans;
+    if (planned) plans.emplace(c.mem, ch[0].bp, order, ch[0].start, base);
+    // One chaser: its next load (offset `off`), planned or not.
+    ChaseWalker* const walker0 = g_count == 1 ? &walkers[0] : nullptr;
+    const BoundPath* const bp0 = g_count == 1 ? &ch[0].bp : nullptr;
+    auto load_next = [&](std::uint64_t& off) __attribute__((always_inline)) {
+      if (planned) {
+        const LoadPlan p = plans->next();
+        off = p.vaddr - base;
+        return c.mem.load(*bp0, p);
+      }
+      off = walker0->next();
+      return c.mem.load(*bp0, base + off);
+    };
     // Warm-up: whole passes, untimed.
     const std::uint64_t warm = static_cast<std::uint64_t>(e.warmup) * app;
-    // One chaser: a second walker runs kLookahead loads ahead and prefetches the
-    // host memory the model will touch (the addresses do not depend on results).
-    ChaseWalker ahead(order, ch[0].start);
-    for (int k = 0; k < kLookahead; ++k) ahead.next();
     if (g_count == 1) {
-      Chaser& x = ch[0];
-      ChaseWalker& w = walkers[0];
-      for (std::uint64_t k = 0; k < warm; ++k) {
-        c.mem.prefetch(x.bp, base + ahead.next());
-        x.cycles += c.mem.load(x.bp, base + w.next());
-      }
+      std::uint64_t off = 0;
+      for (std::uint64_t k = 0; k < warm; ++k) ch[0].cycles += load_next(off);
     } else {
       for (std::uint64_t k = 0; k < warm; ++k)
         for (std::size_t g = 0; g < g_count; ++g) ch[g].cycles += c.mem.load(ch[g].bp, base + walkers[g].next());
@@ -135,12 +180,10 @@ void run_pchase(Ctx& c) {
     // Timed accesses.
     if (append) {
       Chaser& x = ch[0];
-      ChaseWalker& w = walkers[0];
       const bool noisy = noise.enabled();
       for (std::uint64_t k = 0; k < e.iterations; ++k) {
-        c.mem.prefetch(x.bp, base + ahead.next());
-        const std::uint64_t off = w.next();
-        double lat = c.mem.load(x.bp, base + off) + overhead;
+        std::uint64_t off = 0;
+        double lat = load_next(off) + overhead;
         if (noisy) lat += noise.sample();
         const double v = Ctx::cycles(lat);
         x.cycles += v;
@@ -152,10 +195,16 @@ void run_pchase(Ctx& c) {
     Sample* out = samples.data() + r * per_repeat;
     std::vector<double> chain_sum(g_count, 0.0);
     for (std::uint64_t k = 0; k < e.iterations; ++k) {
-      if (g_count == 1) c.mem.prefetch(ch[0].bp, base + ahead.next());
       for (std::size_t g = 0; g < g_count; ++g) {
-        const std::uint64_t off = walkers[g].next();
-        const double lat = c.mem.load(ch[g].bp, base + off) + noise.sample();
+        std::uint64_t off = 0;
+        double lat;
+        if (g_count == 1) {
+          lat = load_next(off);
+        } else {
+          off = walkers[g].next();
+          lat = c.mem.load(ch[g].bp, base + off);
+        }
+        lat += noise.sample();
         if (chain) {
           chain_sum[g] += lat;
           ch[g].cycles += lat;

@@ -2,8 +2,10 @@
 
 #include <doctest/doctest.h>
 
+#include <algorithm>
 #include <array>
 #include <map>
+#include <random>
 
 using namespace dissect::sim;
 using Outcome = CacheModel::Outcome;
@@ -104,6 +106,78 @@ TEST_CASE("index xor: explicit masks and the fold") {
   std::array<int, 4> seen{};
   for (std::uint64_t j = 0; j < 64; ++j) ++seen[f.set_of(j << 21)];
   for (int n : seen) CHECK(n == 16);
+}
+
+TEST_CASE("index functions: every prepared evaluation agrees with the definition") {
+  // prepare() picks a shift, a parity, a fold or a byte table; set_of_general()
+  // of an unprepared copy evaluates the definition bit by bit.
+  std::mt19937_64 rng(3);
+  auto check = [&](const IndexFunction& def, std::uint32_t sets) {
+    IndexFunction prepared = def;
+    prepared.prepare();
+    for (int i = 0; i < 2000; ++i) {
+      const std::uint64_t a = i % 2 ? rng() : rng() % (1ull << 40);
+      REQUIRE(prepared.set_of(a, a >> 7, sets) == def.set_of_general(a, a >> 7, sets));
+    }
+    return prepared.eval;
+  };
+  IndexFunction f;
+  f.kind = IndexFunction::Kind::bits;
+  f.bits = {7, 8, 9};
+  CHECK(check(f, 8) == IndexFunction::Eval::shift);
+  f.bits = {12, 5, 30};
+  CHECK(check(f, 8) == IndexFunction::Eval::lut);
+  f = IndexFunction{};
+  f.kind = IndexFunction::Kind::xor_hash;
+  f.xor_masks = {(1ull << 12) | (1ull << 17) | (1ull << 22) | (1ull << 27) | (1ull << 32)};  // H100 partitions
+  CHECK(check(f, 2) == IndexFunction::Eval::parity);
+  CHECK(check(IndexFunction::xor_fold(2, 7), 2) == IndexFunction::Eval::parity);  // a one-bit fold is one mask
+  for (std::uint32_t w : {2u, 4u, 10u, 13u, 15u}) {
+    const IndexFunction fold = IndexFunction::xor_fold(1u << w, 7);
+    CHECK(check(fold, 1u << w) == IndexFunction::Eval::fold);
+    CHECK(check(fold, (1u << w) - 1) == IndexFunction::Eval::fold);  // fewer sets than selected: modulo
+  }
+  CHECK(check(IndexFunction::xor_fold(1u << 16, 7), 1u << 16) == IndexFunction::Eval::lut);
+  f.xor_masks = {(1ull << 7) | (1ull << 20), (1ull << 8) | (1ull << 33), 1ull << 40};
+  CHECK(check(f, 8) == IndexFunction::Eval::lut);
+}
+
+TEST_CASE("lru and fifo agree with a move-to-front list, sets of up to 100 ways, unequal sets") {
+  // The model keeps lines in place and orders them by stamps; a plain list
+  // (front = most recently used / filled) is the definition it must match.
+  std::mt19937_64 rng(11);
+  for (const bool lru : {true, false}) {
+    for (const std::vector<std::uint32_t>& ways :
+         {std::vector<std::uint32_t>{1, 1}, {4, 4, 4, 4}, {17, 8, 8, 8, 8, 8, 8}, {33, 33}, {100}, {40, 3, 25}}) {
+      Replacement rep;
+      rep.kind = lru ? Replacement::Kind::lru : Replacement::Kind::fifo;
+      CacheModel c(geometry(64, ways, {}, rep), 1);
+      std::vector<std::vector<std::uint64_t>> lists(ways.size());  // lines, front first
+      std::uint64_t lines = 0;
+      for (auto w : ways) lines += w;
+      for (int i = 0; i < 20000; ++i) {
+        const std::uint64_t line = rng() % (lines + lines / 2 + 2);
+        auto& list = lists[line % ways.size()];
+        const auto it = std::find(list.begin(), list.end(), line);
+        const bool hit = it != list.end();
+        if (hit && lru) {
+          list.erase(it);
+          list.insert(list.begin(), line);
+        } else if (!hit) {
+          if (list.size() == ways[line % ways.size()]) list.pop_back();
+          list.insert(list.begin(), line);
+        }
+        REQUIRE((c.access(line * 64) == Outcome::hit) == hit);
+        if (i % 97 == 0)
+          for (std::size_t s = 0; s < lists.size(); ++s)
+            for (std::size_t pos = 0; pos < lists[s].size(); ++pos)
+              REQUIRE(c.way_of(lists[s][pos] * 64) == static_cast<int>(pos));
+      }
+      c.reset(2);  // empty again, in O(1)
+      CHECK_FALSE(c.contains(lists[0].front() * 64));
+      CHECK(c.access(lists[0].front() * 64) == Outcome::miss);
+    }
+  }
 }
 
 TEST_CASE("index table: explicit line -> set, repeating") {
