@@ -111,8 +111,19 @@ TopologyTable topology_tlb_table(const json& r) {
     for (std::size_t i = 0; i < tlb["levels"].size(); ++i) {
       const json& l = tlb["levels"][i];
       std::string sets = "-";
-      if (l.contains("set_sizes") && l["set_sizes"].is_array() && l["set_sizes"].size() > 1)
-        sets = joined(l["set_sizes"]);
+      if (l.contains("set_sizes") && l["set_sizes"].is_array() && l["set_sizes"].size() > 1) {
+        const json& ss = l["set_sizes"];
+        if (ss.size() <= 12) {
+          sets = joined(ss);
+        } else {  // a long list says less than its range (topology.json keeps the list)
+          double lo = 1e300, hi = 0;
+          for (const auto& x : ss)
+            if (x.is_number()) lo = std::min(lo, x.get<double>()), hi = std::max(hi, x.get<double>());
+          char buf[96];
+          std::snprintf(buf, sizeof buf, "%zu sets of %g-%g", ss.size(), lo, hi);
+          sets = buf;
+        }
+      }
       t.rows.push_back({"L" + std::to_string(i + 1), num(l, "entries"), size_of(l, "coverage_bytes"),
                         num(l, "miss_penalty_cycles"), sets});
     }

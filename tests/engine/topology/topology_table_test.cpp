@@ -72,6 +72,14 @@ TEST_CASE("the terminal table aligns columns and lists what did not complete") {
   CHECK(t.find("page size") != std::string::npos);
 }
 
+TEST_CASE("a long list of TLB set sizes is shown as its range") {
+  json r = sample_result();
+  json sizes = json::array();
+  for (int i = 0; i < 40; ++i) sizes.push_back(i < 30 ? 1 : 4);
+  r["tlb"]["levels"][0]["set_sizes"] = sizes;
+  CHECK(topology_tlb_table(r).rows[0][4] == "40 sets of 1-4");
+}
+
 TEST_CASE("a TLB without a level found shows why") {
   json r = sample_result();
   r["tlb"] = {{"levels_note", "no TLB miss seen up to N = 768 MiB"}};
