@@ -5,6 +5,7 @@
 #include "analyzers/registry.hpp"
 #include "engine/bundle/bundle.hpp"
 #include "engine/cli/cli.hpp"
+#include "engine/cli/parse_options.hpp"
 #include "engine/core/files.hpp"
 #include "engine/run/analysis.hpp"
 #include "engine/spec/spec.hpp"
@@ -36,17 +37,7 @@ int cmd_analyze(const Args& args) {
   po::options_description all;
   all.add(opts).add(hidden);
   po::variables_map vm;
-  try {
-    po::store(po::command_line_parser(args).options(all).positional(pos).run(), vm);
-    po::notify(vm);
-  } catch (const po::error& e) {
-    std::cerr << "dissect analyze: " << e.what() << "\n" << opts << "\n";
-    return kExitInvalid;
-  }
-  if (vm.count("help")) {
-    std::cout << opts << "\n";
-    return kExitOk;
-  }
+  if (const auto done = parse_options("analyze", args, opts, vm, &all, &pos)) return *done;
   if (bundle.empty() == trace.empty()) {
     std::cerr << "dissect analyze: give either a bundle directory or --trace FILE.csv\n" << opts << "\n";
     return kExitInvalid;

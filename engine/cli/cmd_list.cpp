@@ -4,6 +4,7 @@
 
 #include "analyzers/registry.hpp"
 #include "engine/cli/cli.hpp"
+#include "engine/cli/parse_options.hpp"
 #include "engine/core/paths.hpp"
 #include "engine/device/device.hpp"
 #include "engine/spec/spec.hpp"
@@ -72,17 +73,7 @@ int cmd_list(const Args& args) {
   po::options_description all;
   all.add(opts).add(hidden);
   po::variables_map vm;
-  try {
-    po::store(po::command_line_parser(args).options(all).positional(pos).run(), vm);
-    po::notify(vm);
-  } catch (const po::error& e) {
-    std::cerr << "dissect list: " << e.what() << "\n" << opts << "\n";
-    return kExitInvalid;
-  }
-  if (vm.count("help")) {
-    std::cout << opts << "\n";
-    return kExitOk;
-  }
+  if (const auto done = parse_options("list", args, opts, vm, &all, &pos)) return *done;
   if (what == "specs") return list_specs();
   if (what == "analyzers") return list_analyzers();
   if (what == "devices") return list_devices();

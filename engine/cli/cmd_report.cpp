@@ -2,6 +2,7 @@
 #include <iostream>
 
 #include "engine/cli/cli.hpp"
+#include "engine/cli/parse_options.hpp"
 #include "engine/report/report_writer.hpp"
 #include "engine/topology/topology_report.hpp"
 
@@ -39,17 +40,7 @@ int cmd_report(const Args& args) {
   po::options_description all;
   all.add(opts).add(hidden);
   po::variables_map vm;
-  try {
-    po::store(po::command_line_parser(args).options(all).positional(pos).run(), vm);
-    po::notify(vm);
-  } catch (const po::error& e) {
-    std::cerr << "dissect report: " << e.what() << "\n" << opts << "\n";
-    return kExitInvalid;
-  }
-  if (vm.count("help")) {
-    std::cout << opts << "\n";
-    return kExitOk;
-  }
+  if (const auto done = parse_options("report", args, opts, vm, &all, &pos)) return *done;
   if (bundles.empty()) {
     std::cerr << "dissect report: give at least one bundle directory\n" << opts << "\n";
     return kExitInvalid;

@@ -6,6 +6,7 @@
 
 #include "engine/bundle/bundle.hpp"
 #include "engine/cli/cli.hpp"
+#include "engine/cli/parse_options.hpp"
 #include "engine/device/cuda/cuda_preview.hpp"
 #include "engine/device/device.hpp"
 #include "engine/run/runner.hpp"
@@ -68,17 +69,7 @@ int cmd_run(const Args& args, const std::vector<std::string>& full_argv) {
   po::options_description all;
   all.add(opts).add(hidden);
   po::variables_map vm;
-  try {
-    po::store(po::command_line_parser(args).options(all).positional(pos).run(), vm);
-    po::notify(vm);
-  } catch (const po::error& e) {
-    std::cerr << "dissect run: " << e.what() << "\n" << opts << "\n";
-    return kExitInvalid;
-  }
-  if (vm.count("help")) {
-    std::cout << opts << "\n";
-    return kExitOk;
-  }
+  if (const auto done = parse_options("run", args, opts, vm, &all, &pos)) return *done;
   if (specs.empty()) {
     std::cerr << "dissect run: name at least one spec file\n" << opts << "\n";
     return kExitInvalid;

@@ -6,6 +6,7 @@
 #include <iostream>
 
 #include "engine/cli/cli.hpp"
+#include "engine/cli/parse_options.hpp"
 #include "engine/device/device.hpp"
 #include "engine/topology/topology_report.hpp"
 #include "engine/topology/topology_runner.hpp"
@@ -26,7 +27,7 @@ constexpr const char* kFallbackProfile = "sim:h100-sxm";
 
 int cmd_topology(const Args& args, const std::vector<std::string>& full_argv) {
   po::options_description opts(
-      "Usage: dissect topology [--device D] [--out DIR] [--json] [--fast]\n\n"
+      "Usage: dissect topology [--device D] [--out DIR] [--json] [--fast] [--only STEP]... [--no-report]\n\n"
       "Maps the memory hierarchy of a GPU in one command: for each cache its size, line size,\n"
       "fetch granularity, latency (raw and timer-corrected, cycles and ns), sets and ways,\n"
       "replacement policy, sharing and count per SM; L2 near/far levels; main-memory latency;\n"
@@ -41,24 +42,14 @@ int cmd_topology(const Args& args, const std::vector<std::string>& full_argv) {
   std::vector<std::string> only;
   opts.add_options()("help,h", "this text")("device,d", po::value(&device_sel),
                                             "a CUDA ordinal or sim:<profile> ('dissect list devices')")(
-      "out,o", po::value(&out_dir)->default_value("topology"), "output directory (bundles + topology.json)")(
+      "out,o", po::value(&out_dir)->default_value("topology"), "output directory (bundles, topology.json, report/)")(
       "json", "print topology.json instead of the table")(
       "fast", "skip the slow experiments (bandwidth); what CI runs on simulated GPUs")(
       "only", po::value(&only)->composing(), "run only this step (repeatable; see topology.json's experiment ids)")(
       "no-report", "write no report (topology.json and bundles only)")(
       "quiet,q", "no progress on stderr");
   po::variables_map vm;
-  try {
-    po::store(po::command_line_parser(args).options(opts).run(), vm);
-    po::notify(vm);
-  } catch (const po::error& e) {
-    std::cerr << "dissect topology: " << e.what() << "\n" << opts << "\n";
-    return kExitInvalid;
-  }
-  if (vm.count("help")) {
-    std::cout << opts << "\n";
-    return kExitOk;
-  }
+  if (const auto done = parse_options("topology", args, opts, vm)) return *done;
   std::unique_ptr<Device> device;
   std::string note;
   try {

@@ -2,6 +2,7 @@
 #include <iostream>
 
 #include "engine/cli/cli.hpp"
+#include "engine/cli/parse_options.hpp"
 #include "engine/device/device.hpp"
 #include "engine/run/analysis.hpp"
 #include "engine/spec/spec.hpp"
@@ -29,17 +30,7 @@ int cmd_validate(const Args& args) {
   po::options_description all;
   all.add(opts).add(hidden);
   po::variables_map vm;
-  try {
-    po::store(po::command_line_parser(args).options(all).positional(pos).run(), vm);
-    po::notify(vm);
-  } catch (const po::error& e) {
-    std::cerr << "dissect validate: " << e.what() << "\n" << opts << "\n";
-    return kExitInvalid;
-  }
-  if (vm.count("help")) {
-    std::cout << opts << "\n";
-    return kExitOk;
-  }
+  if (const auto done = parse_options("validate", args, opts, vm, &all, &pos)) return *done;
   if (specs.empty()) {
     std::cerr << "dissect validate: name at least one spec file or directory\n" << opts << "\n";
     return kExitInvalid;
