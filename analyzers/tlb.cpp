@@ -202,21 +202,20 @@ class TlbAnalyzer final : public Analyzer {
       // through). Latency levels of the data path (L2 near/far partitions, a
       // page's physical placement that changes from point to point) make pages
       // slow at one N and fast at the next: a wobble, not a level.
+      const std::string level_label =
+          "latency level " + std::to_string(j) + " (+" +
+          stats::fmt(model.levels[static_cast<std::size_t>(hit + j)].median -
+                     model.levels[static_cast<std::size_t>(hit + j - 1)].median) +
+          " cycles)";
       const auto wobble = persistence(sp, st, stride);
       stairs.back()["persistence"] = wobble.to_json();
       if (!wobble.persistent()) {
-        notes.push_back("latency level " + std::to_string(j) + " (+" +
-                        stats::fmt(model.levels[static_cast<std::size_t>(hit + j)].median -
-                                   model.levels[static_cast<std::size_t>(hit + j - 1)].median) +
-                        " cycles) is not a staircase: " + wobble.why());
+        notes.push_back(level_label + " is not a staircase: " + wobble.why());
         rejected.push_back(notes.back());
         continue;
       }
       if (const double rise = slow_share_rise(sp, st.capacity_bytes); rise < 0.25) {
-        notes.push_back("latency level " + std::to_string(j) + " (+" +
-                        stats::fmt(model.levels[static_cast<std::size_t>(hit + j)].median -
-                                   model.levels[static_cast<std::size_t>(hit + j - 1)].median) +
-                        " cycles) is not a TLB level: past the step at " + format_bytes(st.capacity_bytes) +
+        notes.push_back(level_label + " is not a TLB level: past the step at " + format_bytes(st.capacity_bytes) +
                         " the share of slow pages grows by only " + stats::percent(std::max(0.0, rise)) +
                         " (a TLB out of entries makes most pages miss well past its reach)");
         rejected.push_back(notes.back());

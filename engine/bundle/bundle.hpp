@@ -44,7 +44,7 @@ class BundleWriter {
   // Keeps every committed point in `into` exactly as read_bundle would return it
   // (params from the points.csv row), so a run can be analysed without reading
   // its trace back from disk.
-  void retain_traces(TraceSet* into) { retained_ = into; }
+  void retain_traces(TraceSet* into);
   void add_kernel(const KernelArtifact& artifact);
   // status: complete | interrupted | failed. Extra keys are merged into bundle.json.
   void finish(const std::string& status, const nlohmann::json& extra = {});

@@ -124,6 +124,16 @@ std::map<std::string, std::string> BundleWriter::format_point_row(const Point& p
   return by_column;
 }
 
+void BundleWriter::retain_traces(TraceSet* into) {
+  retained_ = into;
+  if (into == nullptr) return;
+  // The set-wide fields read_bundle takes from the bundle's directory and header.
+  into->source = dir_;
+  if (header_.contains("device") && header_["device"].contains("sm_clock_khz") &&
+      header_["device"]["sm_clock_khz"].is_number())
+    into->sm_clock_khz = header_["device"]["sm_clock_khz"].get<double>();
+}
+
 void BundleWriter::retain(PointTrace trace, std::map<std::string, std::string> row) {
   // What read_bundle makes of the row: every column is a param. The numbers
   // were written in their shortest exact form, so they read back the same.

@@ -5,12 +5,11 @@
 
 #include <chrono>
 #include <cstdio>
-#include <cstdlib>
-#include <string>
 
 #include "dissect_git_revision.hpp"
 #include "engine/bundle/bundle.hpp"
 #include "engine/core/files.hpp"
+#include "engine/core/stopwatch.hpp"
 #include "engine/run/adaptive_search.hpp"
 
 namespace dissect {
@@ -37,16 +36,6 @@ class BundleSink final : public RunSink {
   std::string name_;
   std::chrono::steady_clock::time_point start_;
 };
-
-double ms_since(std::chrono::steady_clock::time_point t) {
-  return std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t).count();
-}
-
-// DISSECT_CUDA_TIMING=1: where a run's wall time goes (the CUDA device adds its own line).
-bool timing_breakdown_wanted() {
-  const char* v = std::getenv("DISSECT_CUDA_TIMING");
-  return v != nullptr && std::string(v) == "1";
-}
 
 nlohmann::json experiment_json(const Experiment& e) {
   nlohmann::json j;
@@ -127,7 +116,7 @@ RunOutcome run_spec(const Spec& spec, Device& device, const RunOptions& options,
     out.error = e.what();
   }
   out.points_done = writer.points_written();
-  out.wall_ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
+  out.wall_ms = ms_since(t0);
   nlohmann::json extra;
   extra["timings"] = {{"wall_ms", out.wall_ms},
                       {"kernel_ms", out.timings.kernel_ms},
@@ -138,7 +127,7 @@ RunOutcome run_spec(const Spec& spec, Device& device, const RunOptions& options,
   if (!search_log.is_null()) extra["adaptive_search"] = search_log;
   const auto t_finish = std::chrono::steady_clock::now();
   writer.finish(out.status, extra);
-  if (timing_breakdown_wanted())
+  if (timing_report_wanted())
     std::fprintf(stderr,
                  "dissect timing: %s: wall %.2f ms = expand %.2f, bundle open %.2f, device run %.2f (kernels %.2f, "
                  "compile %.2f); then finish %.2f ms (not in wall)\n",
@@ -147,9 +136,6 @@ RunOutcome run_spec(const Spec& spec, Device& device, const RunOptions& options,
 
   if (analyze && out.points_done > 0) {
     const auto t_analysis = std::chrono::steady_clock::now();
-    retained.source = out.bundle_dir;
-    const nlohmann::json d = device.describe();
-    if (d.contains("sm_clock_khz") && d["sm_clock_khz"].is_number()) retained.sm_clock_khz = d["sm_clock_khz"].get<double>();
     out.findings = run_analyzers(retained, requests_from(spec.base.analyzers));
     out.expectations = check_expectations(spec.base.expectations, out.findings);
     nlohmann::json fj = nlohmann::json::array();

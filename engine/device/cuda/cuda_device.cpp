@@ -1,3 +1,4 @@
+#include "engine/core/stopwatch.hpp"
 #include "engine/device/cuda/cuda_device.hpp"
 
 #include <algorithm>
@@ -39,15 +40,6 @@ std::uint64_t array_align(std::uint64_t size) {
   std::uint64_t a = kArrayAlignMin;
   while (a < size && a < kArrayAlignMax) a *= 2;
   return a;
-}
-
-double ms_since(std::chrono::steady_clock::time_point t) {
-  return std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t).count();
-}
-
-bool timing_report_wanted() {
-  const char* v = std::getenv("DISSECT_CUDA_TIMING");
-  return v != nullptr && std::string(v) == "1";
 }
 
 std::string point_label(const Point& p) {
