@@ -90,6 +90,15 @@ class CacheSizeAnalyzer final : public Analyzer {
                     ": " + (averaged ? "+" + stats::percent(first_rate) + " average latency"
                                      : stats::percent(first_rate) + " of accesses") +
                     "; KS D = " + stats::fmt(k.ks.d) + ", p = " + stats::fmt(k.ks.p_value) + ")" + label;
+        if (k.band_from_bytes != 0) {
+          // Points from band_from on miss at random (replacement, or capacity
+          // differing between SMs): the knee is where half of them do.
+          f.details["mixed_band_bytes"] = {k.band_from_bytes, k.band_to_bytes};
+          f.details["points_against_knee"] = k.disagreements;
+          f.summary += "; clean and missing points mix from " + format_bytes(k.band_from_bytes) + " to " +
+                       format_bytes(k.band_to_bytes) + " (" + std::to_string(k.disagreements) +
+                       " points on the other side of the knee)";
+        }
         break;
       }
       case stats::KneeResult::Outcome::above_range:

@@ -7,6 +7,7 @@ std::unique_ptr<Analyzer> make_summary_analyzer();
 std::unique_ptr<Analyzer> make_latency_levels_analyzer();
 std::unique_ptr<Analyzer> make_cache_size_analyzer();
 std::unique_ptr<Analyzer> make_line_size_analyzer();
+std::unique_ptr<Analyzer> make_line_capacity_analyzer();
 std::unique_ptr<Analyzer> make_sets_analyzer();
 std::unique_ptr<Analyzer> make_replacement_analyzer();
 std::unique_ptr<Analyzer> make_tlb_analyzer();
@@ -23,6 +24,7 @@ const std::vector<std::unique_ptr<Analyzer>>& analyzers() {
     v.push_back(make_latency_levels_analyzer());
     v.push_back(make_cache_size_analyzer());
     v.push_back(make_line_size_analyzer());
+    v.push_back(make_line_capacity_analyzer());
     v.push_back(make_sets_analyzer());
     v.push_back(make_replacement_analyzer());
     v.push_back(make_tlb_analyzer());

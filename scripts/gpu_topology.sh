@@ -21,7 +21,7 @@ for i in 1 2 3; do
 done
 cd "$OUT" || exit 1
 traces=()
-for s in l1_size texture_size; do
+for s in l1_size texture_size readonly_size l2_size l1_line_blocks; do
   [ -f "run1/topology_$s/trace.csv" ] && gzip -k "run1/topology_$s/trace.csv" && traces+=("run1/topology_$s/trace.csv.gz")
 done
 tar czf topology_runs.tgz run*/topology.json table*.txt stderr*.txt walls.txt nvidia-smi.txt
@@ -32,13 +32,16 @@ python3 - "$OUT" <<'PY'
 import json, sys
 out = sys.argv[1]
 runs = [json.load(open(f"{out}/run{i}/topology.json")) for i in (1, 2, 3)]
-keys = ["size_bytes", "line_bytes", "fetch_bytes", "sets", "ways", "latency_cycles", "latency_corrected_cycles"]
+keys = ["size_bytes", "line_bytes", "fetch_bytes", "sets", "ways", "per_sm", "latency_cycles", "latency_corrected_cycles"]
 print("cache        key                        run1        run2        run3")
 for c in ["l1", "texture", "readonly", "constant_l1", "constant_l15", "l2", "dram", "shared"]:
     for k in keys:
         vals = [r["caches"].get(c, {}).get(k) for r in runs]
         if any(v is not None for v in vals):
             print(f"{c:12} {k:24} " + " ".join(f"{str(v):>11}" for v in vals))
+for i, r in enumerate(runs, 1):
+    bw = r.get("bandwidth", {})
+    print(f"run{i} bandwidth: " + ", ".join(f"{k} {v.get('value', 0):.1f} {v.get('unit', '')}" for k, v in bw.items()))
 for i, r in enumerate(runs, 1):
     print(f"run{i} tlb: {json.dumps(r.get('tlb'))[:300]}")
 for i, r in enumerate(runs, 1):

@@ -46,6 +46,23 @@ KneePoint reduce(const PointTrace& p, const LevelModel& m, int hit, const std::v
   return k;
 }
 
+// The knee from the points' clean flags: the split that agrees with the most
+// points, and the band where both kinds mix.
+std::size_t split_series(KneeResult& r) {
+  std::vector<std::uint64_t> keys;
+  std::vector<bool> missing;
+  for (const auto& k : r.series) keys.push_back(k.size), missing.push_back(!k.clean);
+  const MonotoneSplit s = monotone_split(keys, missing);
+  r.disagreements = s.disagreements;
+  if (s.band_begin < s.band_end) {
+    r.band_from_bytes = r.series[s.band_begin].size;
+    r.band_to_bytes = r.series[s.band_end].size;
+  } else {
+    r.band_from_bytes = r.band_to_bytes = 0;
+  }
+  return s.first_missing;
+}
+
 }  // namespace
 
 bool exceeds_baseline(std::uint64_t misses, std::uint64_t known, double p0, const KneeOptions& o) {
@@ -85,6 +102,8 @@ nlohmann::json KneeResult::evidence() const {
                {"critical_0.05", ks.critical(0.05)}};
   }
   j["baseline_miss_fraction"] = baseline_rate;
+  j["disagreements"] = disagreements;
+  if (band_from_bytes != 0) j["mixed_band_bytes"] = {band_from_bytes, band_to_bytes};
   return j;
 }
 
@@ -119,8 +138,7 @@ KneeResult find_knee_averaged(const std::vector<const PointTrace*>& points, cons
     k.miss_fraction = base > 0 ? k.median_latency / base - 1 : 0;  // relative rise, for the evidence
   }
   const bool rising = r.cp.mean_right > r.cp.mean_left;
-  std::size_t on = r.cp.last_left + 1;
-  while (on < r.series.size() && r.series[on].clean) ++on;
+  const std::size_t on = split_series(r);
   if (!(r.ks.p_value < o.alpha) || !rising || on == r.series.size()) {
     r.outcome = KneeResult::Outcome::above_range;
     r.reason = "no significant rise of the average latency over the sweep (KS p = " + fmt_p(r.ks.p_value) +
@@ -128,7 +146,6 @@ KneeResult find_knee_averaged(const std::vector<const PointTrace*>& points, cons
                "), or below the smallest (" + format_bytes(n_min) + ") if its latency is already a miss";
     return r;
   }
-  while (on > 0 && !r.series[on - 1].clean) --on;
   if (on == 0) {
     r.outcome = KneeResult::Outcome::below_range;
     r.reason = "the average latency rises from the smallest N (" + format_bytes(n_min) + ") on: the knee lies below it";
@@ -216,20 +233,18 @@ KneeResult find_knee(const std::vector<const PointTrace*>& points, const KneeOpt
     }
     return r;
   }
-  // Onset: the first non-clean point from the change on, then back while the
-  // points before it still miss. The baseline (noise) rate comes from the left
-  // side, then from the points before the onset until it settles.
+  // Onset: the split of clean and missing points that agrees with the most
+  // points. The baseline (noise) rate comes from the left side, then from the
+  // points before the onset until it settles.
   std::size_t on = 0;
   r.baseline_rate = quantile(left, 0.25);
   for (int round = 0; round < 12; ++round) {
     for (auto& k : r.series) k.clean = !exceeds_baseline(k.misses, k.known, r.baseline_rate, o);
-    on = r.cp.last_left + 1;
-    while (on < r.series.size() && r.series[on].clean) ++on;
+    on = split_series(r);
     if (on == r.series.size()) {
-      r.reason = "the change point has no point with misses beyond the baseline after it";
+      r.reason = "no point misses beyond the baseline on the right of the change point";
       return r;
     }
-    while (on > 0 && !r.series[on - 1].clean) --on;
     if (on == 0) break;
     std::vector<double> before;
     for (std::size_t i = 0; i < on; ++i) before.push_back(r.series[i].miss_fraction);

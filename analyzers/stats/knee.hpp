@@ -3,8 +3,10 @@
 // one dimension (the share of its accesses slower than the hit level), the
 // single most likely change point of that series by dynamic programming, a
 // two-sample Kolmogorov-Smirnov test of the reduced values on either side, and
-// the onset walked back to the last point whose misses noise explains. Used
-// by the cache_size analyzer and by the adaptive search of `run`.
+// the onset: the clean/missing split that agrees with the most points
+// (monotone_split.hpp), so that a band where clean and missing points mix
+// does not move the knee to wherever its first stray miss fell. Used by the
+// cache_size analyzer and by the adaptive search of `run`.
 #include <cstdint>
 #include <string>
 #include <vector>
@@ -15,6 +17,7 @@
 #include "analyzers/stats/chase.hpp"
 #include "analyzers/stats/ks_test.hpp"
 #include "analyzers/stats/levels.hpp"
+#include "analyzers/stats/monotone_split.hpp"
 
 namespace dissect::stats {
 
@@ -42,6 +45,10 @@ struct KneeResult {
   std::string reason;
   std::uint64_t knee_bytes = 0;        // largest N without capacity misses
   std::uint64_t first_miss_bytes = 0;  // the next point
+  // Where clean and missing points mix around the knee (both 0 when the
+  // series switches at one N): the smallest N that misses, the largest clean.
+  std::uint64_t band_from_bytes = 0, band_to_bytes = 0;
+  std::size_t disagreements = 0;       // points on the wrong side of the knee
   std::vector<KneePoint> series;
   std::string reduction = "share of each point's accesses slower than the hit level";
   LevelModel levels;

@@ -69,6 +69,24 @@ ChaseOrder::ChaseOrder(const ArraySpec& a, std::uint64_t element_bytes)
       pass_length_ = m;
       break;
     }
+    case Pattern::page_random: {
+      if (a.page_bytes == 0) throw std::invalid_argument("chase: pattern page_random without page");
+      if (stride_ == 0 || stride_ > a.page_bytes)
+        throw std::invalid_argument("chase: page_random needs 0 < stride <= page");
+      const std::uint64_t m = std::max<std::uint64_t>(1, size_ / a.page_bytes);
+      if (m > (1ull << 30)) throw std::invalid_argument("chase: page_random pattern with more than 2^30 pages");
+      // An independent position per page: lines that share a set of a
+      // modulo-indexed cache are picked independently (page_strided's
+      // rotation repeats with a power-of-two period and would fill only
+      // some sets).
+      const std::uint64_t slots = a.page_bytes / stride_;
+      std::uint64_t state = a.seed;
+      table_.resize(m);
+      for (std::uint64_t j = 0; j < m; ++j)
+        table_[j] = (start_ + j * a.page_bytes + (chase_rng_next(state) % slots) * stride_) % size_;
+      pass_length_ = m;
+      break;
+    }
   }
 }
 

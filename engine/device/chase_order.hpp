@@ -12,9 +12,11 @@
 //   list          array.indices, in order, then back to the first.
 //   page_strided  M = floor(N / page) slots, slot j at
 //                 (offset + j*page + (j*s mod page)) mod N, visited in order.
+//   page_random   M = floor(N / page) slots, slot j at (offset + j*page + r_j*s)
+//                 mod N with r_j uniform in [0, page/s) (array.seed), in order.
 //
 // All offsets are in bytes from the start of the array. Elements that are not
-// on the cycle (random, list, page_strided) point to the cycle's start, so a
+// on the cycle (random, list, page_strided, page_random) point to the cycle's start, so a
 // chaser started anywhere joins the cycle after one step.
 #include <cstdint>
 #include <span>

@@ -5,6 +5,7 @@
 #include <map>
 #include <set>
 
+#include "analyzers/stats/monotone_split.hpp"
 #include "engine/spec/units.hpp"
 
 namespace dissect {
@@ -187,19 +188,30 @@ AdaptiveSearchOutcome run_adaptive_search(const Spec& spec, Device& device, RunS
       if (round.empty()) round.push_back(snap(lo + resolution));
       std::sort(round.begin(), round.end());
       round.erase(std::unique(round.begin(), round.end()), round.end());
+      const std::size_t known_before = share.size();
       run_sizes(round);
-      bool moved = false;
-      for (std::uint64_t n : round) {
-        if (share.count(n) == 0) continue;
-        if (misses(n)) {
-          hi = std::min(hi, n);
-          moved = true;
-          break;
+      if (share.size() == known_before) break;  // interrupted, or nothing new to measure
+      // The bracket from every point so far, not from the first miss of this
+      // round: near a soft knee (random replacement, capacity that differs
+      // from SM to SM) a stray miss below the knee would otherwise pull the
+      // search down to wherever it fell.
+      std::vector<std::uint64_t> keys;
+      std::vector<bool> missing;
+      for (const auto& [n, m] : share) keys.push_back(n), missing.push_back(m);
+      const stats::MonotoneSplit split = stats::monotone_split(keys, missing);
+      if (split.first_missing > 0 && split.first_missing < keys.size()) {
+        lo = keys[split.first_missing - 1];
+        hi = keys[split.first_missing];
+      } else {
+        for (std::uint64_t n : round) {
+          if (share.count(n) == 0) continue;
+          if (misses(n)) {
+            hi = std::min(hi, n);
+            break;
+          }
+          lo = std::max(lo, n);
         }
-        lo = std::max(lo, n);
-        moved = true;
       }
-      if (!moved) break;  // interrupted
     }
     entry["bracket_bytes"] = {lo, hi};
     entry["points"] = share.size();

@@ -25,6 +25,7 @@ const char* to_string(Pattern v) {
     case Pattern::random: return "random";
     case Pattern::list: return "list";
     case Pattern::page_strided: return "page_strided";
+    case Pattern::page_random: return "page_random";
   }
   return "?";
 }
@@ -87,7 +88,7 @@ bool is_sm_private(Target t) {
 std::uint64_t Experiment::accesses_per_pass() const {
   if (array.pattern == Pattern::list) return std::max<std::uint64_t>(1, array.indices_bytes.size());
   if (array.stride_bytes == 0) return 1;
-  if (array.pattern == Pattern::page_strided) {
+  if (array.pattern == Pattern::page_strided || array.pattern == Pattern::page_random) {
     return array.page_bytes == 0 ? 1 : std::max<std::uint64_t>(1, array.size_bytes / array.page_bytes);
   }
   // Sequential with wrap-around: the chase returns to its start after

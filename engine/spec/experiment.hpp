@@ -20,6 +20,7 @@ enum class Pattern {
   random,        // one random cycle through the N/s slots (Sattolo's algorithm)
   list,          // explicit offsets, in order (array.indices)
   page_strided,  // one access per page: page j at offset (j * s) mod page
+  page_random,   // one access per page: page j at a random multiple of s inside it (array.seed)
 };
 enum class TimingMode { per_access, chain };
 enum class ClockSource { clock, clock64 };
@@ -71,10 +72,10 @@ struct ArraySpec {
   std::uint64_t size_bytes = 0;    // N
   std::uint64_t stride_bytes = 0;  // s
   std::uint64_t offset_bytes = 0;  // where the chase starts
-  std::uint64_t page_bytes = 0;    // for page_strided
+  std::uint64_t page_bytes = 0;    // for page_strided and page_random
   Pattern pattern = Pattern::sequential;
   std::vector<std::uint64_t> indices_bytes;  // for Pattern::list: visiting order (byte offsets)
-  std::uint64_t seed = 1;                    // for Pattern::random
+  std::uint64_t seed = 1;                    // for Pattern::random and page_random
 };
 
 struct TimingSpec {

@@ -172,7 +172,8 @@ const std::vector<std::pair<std::string, ElementType>> kElements{{"u32", Element
 const std::vector<std::pair<std::string, Pattern>> kPatterns{{"sequential", Pattern::sequential},
                                                              {"random", Pattern::random},
                                                              {"list", Pattern::list},
-                                                             {"page_strided", Pattern::page_strided}};
+                                                             {"page_strided", Pattern::page_strided},
+                                                             {"page_random", Pattern::page_random}};
 const std::vector<std::pair<std::string, TimingMode>> kModes{{"per_access", TimingMode::per_access},
                                                              {"chain", TimingMode::chain}};
 const std::vector<std::pair<std::string, ClockSource>> kClocks{{"clock", ClockSource::clock},
@@ -243,29 +244,35 @@ void check_array(const ArraySpec& a, const MapReader& r, std::uint64_t elem, con
       d.error(loc(key), prefix + key + " (" + std::to_string(v) + " B) must be a whole number of elements (" +
                             std::to_string(elem) + " B each)");
   }
-  if (a.size_bytes != 0 && a.stride_bytes > a.size_bytes && a.pattern != Pattern::page_strided &&
-      a.pattern != Pattern::list)
+  const bool paged = a.pattern == Pattern::page_strided || a.pattern == Pattern::page_random;
+  if (a.size_bytes != 0 && a.stride_bytes > a.size_bytes && !paged && a.pattern != Pattern::list)
     d.error(loc("stride"), prefix + "stride (" + format_bytes(a.stride_bytes) + ") is larger than the array size N (" +
                                format_bytes(a.size_bytes) + ")");
   if (a.size_bytes != 0 && a.offset_bytes >= a.size_bytes && r.get("offset") != nullptr)
     d.error(loc("offset"), prefix + "offset (" + format_bytes(a.offset_bytes) + ") is outside the array (" +
                                format_bytes(a.size_bytes) + ")");
-  if (a.pattern == Pattern::page_strided) {
+  if (paged) {
     if (r.get("page") == nullptr)
-      d.error(loc("pattern"), prefix + "pattern page_strided needs " + prefix + "page (e.g. 'page: 2 MiB')");
-    else if (a.stride_bytes >= a.page_bytes)
+      d.error(loc("pattern"), prefix + "pattern " + to_string(a.pattern) + " needs " + prefix +
+                                  "page (e.g. 'page: 2 MiB')");
+    else if (a.pattern == Pattern::page_strided && a.stride_bytes >= a.page_bytes)
       d.error(loc("stride"), prefix + "stride (" + format_bytes(a.stride_bytes) +
                                  ") must be smaller than the page (" + format_bytes(a.page_bytes) +
                                  ") with pattern page_strided: it is the offset step from page to page");
+    else if (a.pattern == Pattern::page_random && (a.stride_bytes == 0 || a.stride_bytes > a.page_bytes))
+      d.error(loc("stride"), prefix + "stride (" + format_bytes(a.stride_bytes) + ") must lie in (0, page = " +
+                                 format_bytes(a.page_bytes) +
+                                 "] with pattern page_random: the access in each page is at a random multiple of it");
     else if (a.size_bytes != 0 && a.page_bytes > a.size_bytes)
       d.error(loc("page"), prefix + "page (" + format_bytes(a.page_bytes) + ") is larger than the array (" +
                                format_bytes(a.size_bytes) + ")");
   } else if (r.get("page") != nullptr) {
-    d.error(loc("page"), prefix + "page only applies to pattern page_strided (pattern is " +
+    d.error(loc("page"), prefix + "page only applies to patterns page_strided and page_random (pattern is " +
                              to_string(a.pattern) + ")");
   }
-  if (r.get("seed") != nullptr && a.pattern != Pattern::random)
-    d.error(loc("seed"), prefix + "seed only applies to pattern random (pattern is " + to_string(a.pattern) + ")");
+  if (r.get("seed") != nullptr && a.pattern != Pattern::random && a.pattern != Pattern::page_random)
+    d.error(loc("seed"), prefix + "seed only applies to patterns random and page_random (pattern is " +
+                             to_string(a.pattern) + ")");
 }
 
 }  // namespace

@@ -81,6 +81,37 @@ TEST_CASE("cache_size: odd sizes, non-power-of-two sets, blocked mapping, non-LR
   }
 }
 
+TEST_CASE("cache_size: a capacity that differs from point to point (SM to SM) gives the same knee run after run") {
+  // Each point runs on another SM whose usable capacity lies anywhere within
+  // +-2 KiB of 24 KiB (as the H100's L1 shows): inside that band some points
+  // miss and some do not. Three "runs" (different draws) must agree to well
+  // under the band's width, and the band is reported.
+  std::vector<double> knees;
+  for (std::uint64_t run = 0; run < 3; ++run) {
+    TraceSet t;
+    std::uint64_t state = 0x9e3779b97f4a7c15ull * (run + 1);
+    for (std::uint64_t n = 16 * 1024; n <= 32 * 1024; n += 128) {
+      state = state * 6364136223846793005ull + 1442695040888963407ull;
+      const std::uint64_t sets = (22 * 1024 + ((state >> 33) % 33) * 128) / 128;  // 22..26 KiB, 4 ways of 32 B
+      const auto cfg = RefCacheConfig::uniform(sets * 128, 32, 4);
+      test::ChaseSpec cs;
+      cs.size = n;
+      cs.stride = 32;
+      cs.iterations = 3 * n / 32;
+      t.points.push_back(test::cache_chase(t.points.size(), cfg, cs));
+    }
+    const Finding f = test::analyze(t, "cache_size");
+    INFO(f.to_json().dump());
+    REQUIRE(f.value.is_number());
+    CHECK(f.details.contains("mixed_band_bytes"));
+    knees.push_back(f.value.get<double>());
+  }
+  for (double k : knees) {
+    CHECK(k >= 24 * 1024 - 512);
+    CHECK(k <= 24 * 1024 + 512);
+  }
+}
+
 TEST_CASE("cache_size: a sweep that never reaches the knee says so, never invents a value") {
   const auto cfg = RefCacheConfig::uniform(16384, 128, 4);
   Finding f = test::analyze(size_sweep(cfg, 1024, 8192, 512, 4, other_tool_noise()), "cache_size");

@@ -108,6 +108,32 @@ TEST_CASE("page_strided: page j at offset (j * s) mod page") {
                                                24576 + 384, 28672 + 448});
 }
 
+TEST_CASE("page_random: one access per page, at a random stride-aligned place, fixed by the seed") {
+  ArraySpec a = array(64 * 256, 4, Pattern::page_random);
+  a.page_bytes = 256;
+  a.seed = 5;
+  const ChaseOrder o(a, 4);
+  REQUIRE(o.pass_length() == 64);
+  const auto pass = o.pass();
+  std::set<std::uint64_t> within;
+  for (std::size_t j = 0; j < pass.size(); ++j) {
+    CHECK(pass[j] / 256 == j);  // page j, in order
+    CHECK(pass[j] % 4 == 0);
+    within.insert(pass[j] % 256);
+  }
+  CHECK(within.size() > 32);  // the place varies from page to page
+  CHECK(ChaseOrder(a, 4).pass() == pass);
+  a.seed = 6;
+  CHECK(ChaseOrder(a, 4).pass() != pass);
+  // Two lines of 128 B per page: both halves are picked.
+  std::size_t upper = 0;
+  for (auto off : pass) upper += off % 256 >= 128 ? 1 : 0;
+  CHECK(upper > 16);
+  CHECK(upper < 48);
+  a.stride_bytes = 512;
+  CHECK_THROWS(ChaseOrder(a, 4));
+}
+
 TEST_CASE("a walker started off the cycle joins it after one load") {
   ArraySpec a = array(1024, 256, Pattern::page_strided);
   a.page_bytes = 256;

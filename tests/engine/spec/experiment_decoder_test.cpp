@@ -153,8 +153,17 @@ TEST_CASE("contradictory settings") {
             .find("array.indices only applies to pattern list") != std::string::npos);
   CHECK(errors_of("dissect: 1\narray: {size: 8 MiB, pattern: page_strided}\n")
             .find("pattern page_strided needs array.page") != std::string::npos);
-  CHECK(errors_of("dissect: 1\narray: {size: 8 MiB, page: 2 MiB}\n").find("array.page only applies to pattern "
-                                                                          "page_strided") != std::string::npos);
+  CHECK(errors_of("dissect: 1\narray: {size: 8 MiB, page: 2 MiB}\n").find("array.page only applies to patterns "
+                                                                          "page_strided and page_random") !=
+        std::string::npos);
+  CHECK(errors_of("dissect: 1\narray: {size: 8 MiB, pattern: page_random}\n")
+            .find("pattern page_random needs array.page") != std::string::npos);
+  CHECK(errors_of("dissect: 1\narray: {size: 8 KiB, stride: 512 B, page: 256 B, pattern: page_random}\n")
+            .find("must lie in (0, page = 256 B] with pattern page_random") != std::string::npos);
+  CHECK(errors_of("dissect: 1\narray: {size: 8 KiB, stride: 4 B, page: 256 B, pattern: page_random, seed: 3}\n")
+            .empty());
+  CHECK(errors_of("dissect: 1\narray: {size: 8 KiB, stride: 4 B, seed: 3}\n")
+            .find("seed only applies to patterns random and page_random") != std::string::npos);
   CHECK(errors_of("dissect: 1\npath: const\narray: {size: 128 KiB}\n").find("exceeds the 64 KiB constant bank") !=
         std::string::npos);
   CHECK(errors_of("dissect: 1\nkernel: shared_stride\npath: ca\narray: {size: 1 KiB}\n")
