@@ -1,9 +1,25 @@
 // dissect template: load throughput (Mei & Chu 2017 §5.1, supplement §5.1, §6.1).
 //
 // Every thread of every block of a point makes `iters` x ILP independent loads through
-// the load path: thread g (of T in the point) loads elements g, g + T, g + 2T, ... mod N
-// (each warp request coalesced). Lane 0 of each warp times the warp from its first load
-// to its last result: one sample per warp = cycles; the bytes are counted on the host.
+// the load path. In round r the T threads of the point load the ILP x T elements from
+// r x ILP x T on (mod N), every warp request 32 consecutive elements (coalesced; no
+// shared-memory bank conflict for u32 or u64 elements). Lane 0 of each warp times the
+// warp from its first load to its last result: one sample per warp = cycles; the bytes
+// are counted on the host.
+//
+// Two loops load the same elements:
+//  - the streaming loop (global paths and shared memory, when every block has whole
+//    warps and N is a multiple of ILP x 32 elements): warp w of the point loads, in
+//    round r, the ILP x 32 elements from (r x T / 32 + w) x ILP x 32; load q of a thread
+//    is at its round's address + q x 32 elements, an immediate offset of the load
+//    instruction (sm_90: LDS / LDS.64 [R+imm], LDG [R.64+imm]). The only other work
+//    per round is one address update (add, compare, select) and the XOR sink.
+//  - the general loop otherwise (tex, const, odd sizes): thread g loads elements
+//    g, g + T, g + 2T, ... (mod N), each load's index updated on its own.
+// The round's address advances by a run-time amount (ILP x T mod N, even when that is
+// 0), so the compiler cannot prove the loads of two rounds equal and hoist them. Every
+// loaded value feeds the XOR sink, which is stored to shared and to global memory: no
+// load is dead or narrowed.
 //
 // Compile-time parameters: those of common.cuh, DISSECT_PATH and DISSECT_ILP.
 #include "common.cuh"
@@ -18,6 +34,43 @@ struct dissect_tp_point {
   dissect_u32 pad;
 };
 
+#define DISSECT_TP_STREAMING (DISSECT_PATH <= DISSECT_P_LDG || DISSECT_PATH == DISSECT_P_SHARED)
+
+#if DISSECT_TP_STREAMING
+// One load at a byte address (global paths: a generic address; shared: a shared-window
+// address). The same instruction as dissect_load<PATH>, without the index arithmetic.
+#if DISSECT_PATH == DISSECT_P_SHARED
+typedef dissect_u32 dissect_tp_addr;
+#define DISSECT_TP_ADDR_IN(x) "r"(x)
+#else
+typedef dissect_u64 dissect_tp_addr;
+#define DISSECT_TP_ADDR_IN(x) "l"(x)
+#endif
+#if DISSECT_PATH == DISSECT_P_SHARED
+#define DISSECT_TP_SPACE "shared"
+#elif DISSECT_PATH == DISSECT_P_CA
+#define DISSECT_TP_SPACE "global.ca"
+#elif DISSECT_PATH == DISSECT_P_CG
+#define DISSECT_TP_SPACE "global.cg"
+#elif DISSECT_PATH == DISSECT_P_CS
+#define DISSECT_TP_SPACE "global.cs"
+#elif DISSECT_PATH == DISSECT_P_CV
+#define DISSECT_TP_SPACE "global.cv"
+#elif DISSECT_PATH == DISSECT_P_LU
+#define DISSECT_TP_SPACE "global.lu"
+#else
+#define DISSECT_TP_SPACE "global.nc"
+#endif
+__device__ __forceinline__ dissect_elem dissect_tp_load(dissect_tp_addr addr) {
+  dissect_elem v;
+  asm volatile("ld." DISSECT_TP_SPACE "." DISSECT_ELEM_PTX " %0, [%1];"
+               : DISSECT_ELEM_OUT(v)
+               : DISSECT_TP_ADDR_IN(addr)
+               : "memory");
+  return v;
+}
+#endif
+
 extern "C" __global__ void dissect_throughput(const dissect_tp_point* __restrict__ points, dissect_u32* lat_out,
                                               dissect_u64* final_out, dissect_u32* smid_out, dissect_u32* ovh_out,
                                               dissect_u32 rt_zero) {
@@ -31,26 +84,56 @@ extern "C" __global__ void dissect_throughput(const dissect_tp_point* __restrict
   // 32-bit index arithmetic (the host guarantees N < 2^32 elements): the loop must
   // be limited by the loads, not by the index updates.
   const dissect_u32 n = static_cast<dissect_u32>(a.n_elems);
-  const dissect_u64 T = pt.total_threads;
-  const dissect_u64 g = pt.first_thread + threadIdx.x;
-  dissect_u32 idx[DISSECT_ILP];
-#pragma unroll
-  for (int q = 0; q < DISSECT_ILP; ++q) idx[q] = static_cast<dissect_u32>((g + q * T) % n);
-  const dissect_u32 step = static_cast<dissect_u32>((DISSECT_ILP * T) % n);
+  const dissect_u32 T = pt.total_threads;
+  const dissect_u32 g = pt.first_thread + threadIdx.x;
+  const dissect_u32 step = static_cast<dissect_u32>((static_cast<dissect_u64>(DISSECT_ILP) * T) % n);
   dissect_elem acc = 0;
-  const dissect_time t0 = dissect_clock();
-  for (dissect_u64 it = 0; it < pt.iters; ++it) {
-    dissect_elem v[DISSECT_ILP];
+  dissect_time t0, t1;
+#if DISSECT_TP_STREAMING
+  // Uniform over the launch: every block has the same blockDim and array.
+  const bool streaming = (blockDim.x & 31u) == 0 && n % (32u * DISSECT_ILP) == 0;
+  if (streaming) {
+    constexpr dissect_u32 E = sizeof(dissect_elem);
+    const dissect_u32 lane = threadIdx.x & 31u;
+    // Round 0: warp g / 32 of the point starts at element (g / 32) x ILP x 32 (mod N).
+    const dissect_u32 c0 = static_cast<dissect_u32>((static_cast<dissect_u64>(g >> 5) * (32u * DISSECT_ILP)) % n);
+    // addr = base + (c + lane) x E; the round start c wraps when c >= N - step.
+    dissect_tp_addr addr = static_cast<dissect_tp_addr>(a.base) + static_cast<dissect_tp_addr>(c0 + lane) * E;
+    const dissect_tp_addr wrap_at =
+        static_cast<dissect_tp_addr>(a.base) + (static_cast<dissect_tp_addr>(n - step) + lane) * E;
+    const dissect_tp_addr back = static_cast<dissect_tp_addr>(n - step) * E;
+    const dissect_tp_addr fwd = static_cast<dissect_tp_addr>(step) * E;
+    t0 = dissect_clock();
+    for (dissect_u64 it = 0; it < pt.iters; ++it) {
+      dissect_elem v[DISSECT_ILP];
 #pragma unroll
-    for (int q = 0; q < DISSECT_ILP; ++q) v[q] = dissect_load<DISSECT_PATH>(a, static_cast<dissect_elem>(idx[q]));
+      for (int q = 0; q < DISSECT_ILP; ++q) v[q] = dissect_tp_load(addr + static_cast<dissect_tp_addr>(q * 32 * E));
 #pragma unroll
-    for (int q = 0; q < DISSECT_ILP; ++q) {
-      acc ^= v[q];
-      idx[q] = idx[q] >= n - step ? idx[q] - (n - step) : idx[q] + step;
+      for (int q = 0; q < DISSECT_ILP; ++q) acc ^= v[q];
+      addr = addr >= wrap_at ? addr - back : addr + fwd;
+    }
+  } else
+#endif
+  {
+    dissect_u32 idx[DISSECT_ILP];
+#pragma unroll
+    for (int q = 0; q < DISSECT_ILP; ++q)
+      idx[q] = static_cast<dissect_u32>((static_cast<dissect_u64>(g) + static_cast<dissect_u64>(q) * T) % n);
+    t0 = dissect_clock();
+    for (dissect_u64 it = 0; it < pt.iters; ++it) {
+      dissect_elem v[DISSECT_ILP];
+#pragma unroll
+      for (int q = 0; q < DISSECT_ILP; ++q)
+        v[q] = dissect_load<DISSECT_PATH>(a, static_cast<dissect_elem>(idx[q]));
+#pragma unroll
+      for (int q = 0; q < DISSECT_ILP; ++q) {
+        acc ^= v[q];
+        idx[q] = idx[q] >= n - step ? idx[q] - (n - step) : idx[q] + step;
+      }
     }
   }
   dissect_st_shared_u32(dissect_shared_addr(dissect_dyn_shared) + 4u * threadIdx.x, static_cast<dissect_u32>(acc));
-  const dissect_time t1 = dissect_clock();
+  t1 = dissect_clock();
   if ((threadIdx.x & 31) == 0)
     lat_out[pt.out_base + threadIdx.x / 32] = static_cast<dissect_u32>(static_cast<dissect_time>(t1 - t0));
   final_out[blockIdx.x * blockDim.x + threadIdx.x] = static_cast<dissect_u64>(acc);

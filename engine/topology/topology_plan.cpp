@@ -90,6 +90,27 @@ void absorb_line(json& r, const std::string& cache, const std::vector<Finding>& 
   if (const json* fb = detail(*f, "fetch_bytes"); fb != nullptr && !c.contains("fetch_bytes")) c["fetch_bytes"] = *fb;
 }
 
+// The occupancy method names the allocation line itself (a sectored cache's
+// small-stride chase shows only the sector): it wins over the miss spacing.
+void absorb_line_blocks(json& r, const std::string& cache, const std::vector<Finding>& fs) {
+  const Finding* f = find_finding(fs, "line_capacity");
+  if (f == nullptr) return;
+  json& c = cache_entry(r, cache);
+  if (f->value.is_null() || f->confidence < kTableConfidence) {
+    c["line_blocks_note"] = f->value.is_null() ? f->details.value("reason", f->summary)
+                                               : "low confidence (" + std::to_string(f->confidence) + "): " + f->summary;
+    return;
+  }
+  if (c.contains("line_bytes") && c["line_bytes"] != f->value)
+    c["line_note"] = "the miss spacing of a small-stride chase said " + c["line_bytes"].dump() +
+                     " B; the occupancy of one access per block says " + f->value.dump() + " B (taken)";
+  else
+    c.erase("line_note");
+  c["line_bytes"] = f->value;
+  c["line_confidence"] = f->confidence;
+  c["line_method"] = "occupancy: " + f->summary;
+}
+
 void absorb_sets(json& r, const std::string& cache, const std::vector<Finding>& fs) {
   const Finding* f = find_finding(fs, "sets");
   if (f == nullptr) return;
@@ -111,6 +132,29 @@ void absorb_replacement(json& r, const std::string& cache, const std::vector<Fin
   json& c = cache_entry(r, cache);
   c["replacement"] = f->value;
   if (const json* w = detail(*f, "way_probabilities")) c["way_probabilities"] = *w;
+}
+
+// Line by occupancy (line_capacity): one access per block of b = f .. 32 f,
+// at a random place in it, over N = 1.25 C.
+TopologyStep line_blocks_step(const std::string& cache, const std::string& label) {
+  return {cache + "_line_blocks", cache + "_line_blocks.yaml", label + " line (occupancy)", true, cache,
+          [cache](const json& r, std::string& why) -> Overrides {
+            auto c = measured(r, cache, "size_bytes");
+            if (!c) {
+              why = "the size was not measured";
+              return std::nullopt;
+            }
+            const std::uint64_t f = measured(r, cache, "fetch_bytes").value_or(32);
+            const std::uint64_t n = round_to(*c + *c / 4, 32 * f);
+            std::string blocks;
+            for (std::uint64_t b = f; b <= 32 * f; b *= 2) blocks += (blocks.empty() ? "" : ", ") + bytes(b);
+            return std::vector<SpecOverride>{
+                {"array.size", bytes(n)},
+                {"array.page", bytes(f)},
+                {"iterations", std::to_string(std::clamp<std::uint64_t>(2 * n / f, 4096, 1u << 16))},
+                {"sweep.array.page", "[" + blocks + "]"}};
+          },
+          [cache](json& r, const std::vector<Finding>& fs) { absorb_line_blocks(r, cache, fs); }};
 }
 
 // Steps common to the SM-private caches with a full characterisation.
@@ -149,6 +193,8 @@ void add_cache_steps(std::vector<TopologyStep>& plan, const std::string& cache, 
                                                                         passes * n / 4, 1u << 20))}};
                   },
                   [cache](json& r, const std::vector<Finding>& fs) { absorb_line(r, cache, fs); }});
+  // Line by occupancy: one access per block of b = f .. 32 f over N = 1.25 C.
+  plan.push_back(line_blocks_step(cache, label));
   // Sets: s = b, N = C + k b (Mei & Chu stage 2).
   plan.push_back({cache + "_sets", cache + "_sets.yaml", label + " sets", true, cache,
                   [cache](const json& r, std::string& why) -> Overrides {
@@ -246,8 +292,13 @@ std::vector<TopologyStep> topology_plan() {
                   [](json& r, const std::vector<Finding>& fs) {
                     absorb_size(r, "constant_l15", fs);
                     json& c = cache_entry(r, "constant_l15");
-                    if (!c.contains("size_bytes"))
+                    if (!c.contains("size_bytes")) {
                       c["size_note"] = "no knee below 63 KiB: larger than a module's constant memory";
+                      // Only a lower bound when the sweep reached 63 KiB without one.
+                      if (const Finding* f = find_finding(fs, "cache_size"); f != nullptr && f->value.is_null()) {
+                        if (const json* lb = detail(*f, "lower_bound_bytes")) c["size_lower_bound_bytes"] = *lb;
+                      }
+                    }
                   }});
   add_sharing(plan, "l1", "texture");
   add_sharing(plan, "l1", "readonly");
@@ -264,7 +315,18 @@ std::vector<TopologyStep> topology_plan() {
                   },
                   [](json& r, const std::vector<Finding>& fs) {
                     const Finding* f = find_finding(fs, "amount");
-                    if (f != nullptr && !f->value.is_null()) cache_entry(r, "texture")["per_sm"] = f->value;
+                    if (f == nullptr || f->value.is_null()) return;
+                    cache_entry(r, "texture")["per_sm"] = f->value;
+                    // A cache that is the texture cache's storage (sharing steps) has as many per SM.
+                    for (const char* other : {"l1", "readonly"}) {
+                      json& c = cache_entry(r, other);
+                      if (!c.contains("shared_with") || !c["shared_with"].is_array()) continue;
+                      for (const auto& w : c["shared_with"])
+                        if (w == "texture") {
+                          c["per_sm"] = f->value;
+                          c["per_sm_note"] = "the texture cache's storage (sharing step): as many per SM";
+                        }
+                    }
                   }});
   plan.push_back({"l2_latency", "l2_latency.yaml", "L2 latency", true, "l2", no_overrides,
                   [](json& r, const std::vector<Finding>& fs) { absorb_latency(r, "l2", fs); }});
@@ -277,6 +339,7 @@ std::vector<TopologyStep> topology_plan() {
                     return std::vector<SpecOverride>{{"array.stride", bytes(step)}};
                   },
                   [](json& r, const std::vector<Finding>& fs) { absorb_size(r, "l2", fs); }});
+  plan.push_back(line_blocks_step("l2", "L2"));
   // A random chase over half the measured L2: every access an L2 hit, near or far.
   plan.push_back({"l2_partitions", "l2_partitions.yaml", "L2 latency levels", true, "l2",
                   [](const json& r, std::string& why) -> Overrides {
@@ -355,18 +418,48 @@ std::vector<TopologyStep> topology_plan() {
                     if (f == nullptr || f->value.is_null()) return;
                     r["tlb"]["page_bytes"] = f->value;
                   }});
-  plan.push_back({"bandwidth_shared", "bandwidth_shared.yaml", "shared memory bandwidth", false, "", no_overrides,
-                  [](json& r, const std::vector<Finding>& fs) {
-                    const Finding* f = find_finding(fs, "bandwidth");
-                    if (f == nullptr || f->value.is_null()) return;
-                    r["bandwidth"]["shared"] = {{"value", f->value}, {"unit", f->unit}, {"details", f->details}};
-                  }});
-  plan.push_back({"bandwidth_global", "bandwidth_global.yaml", "global memory bandwidth", false, "", no_overrides,
-                  [](json& r, const std::vector<Finding>& fs) {
-                    const Finding* f = find_finding(fs, "bandwidth");
-                    if (f == nullptr || f->value.is_null()) return;
-                    r["bandwidth"]["global"] = {{"value", f->value}, {"unit", f->unit}, {"details", f->details}};
-                  }});
+  // Bandwidth: blocks in proportion to the device's SMs (shared memory: one block per
+  // SM, each SM's own shared memory; the backend gives an SM-private block its SM
+  // alone). The result keeps how many SMs the figure covers beside the device's count,
+  // so that one SM's rate is never read as the device's.
+  auto sm_blocks = [](std::uint64_t per_sm) {
+    return [per_sm](const json& r, std::string&) -> Overrides {
+      std::vector<SpecOverride> o;
+      if (r.contains("device") && r["device"].contains("sm_count") && r["device"]["sm_count"].is_number() &&
+          r["device"]["sm_count"].get<double>() >= 1)
+        o.push_back({"layout.blocks", std::to_string(per_sm * r["device"]["sm_count"].get<std::uint64_t>())});
+      return o;
+    };
+  };
+  auto absorb_bandwidth = [](const std::string& memory) {
+    return [memory](json& r, const std::vector<Finding>& fs) {
+      const Finding* f = find_finding(fs, "bandwidth");
+      if (f == nullptr || f->value.is_null()) return;
+      json b = {{"value", f->value}, {"unit", f->unit}, {"details", f->details}};
+      const std::pair<const char*, const char*> keys[] = {{"sms", "sms"},
+                                                           {"peak_bytes_per_cycle_per_sm", "bytes_per_cycle_per_sm"},
+                                                           {"peak_gbps", "gbps"},
+                                                           {"method", "method"}};
+      for (const auto& [from, to] : keys)
+        if (const json* v = detail(*f, from)) b[to] = *v;
+      if (r.contains("device") && r["device"].contains("sm_count") && r["device"]["sm_count"].is_number())
+        b["device_sms"] = r["device"]["sm_count"];
+      // Shared memory: the bound the measured banks give (banks x width per cycle and SM).
+      const json& c = r.value("caches", json::object()).value("shared", json::object());
+      if (memory == "shared" && c.contains("banks") && c["banks"].is_number() && c.contains("bank_width_bytes") &&
+          c["bank_width_bytes"].is_number() && b.contains("bytes_per_cycle_per_sm")) {
+        const double bound = c["banks"].get<double>() * c["bank_width_bytes"].get<double>();
+        b["bound_bytes_per_cycle_per_sm"] = bound;
+        b["bound_source"] = "measured banks x bank width (shared_banks step)";
+        if (bound > 0) b["share_of_bound"] = b["bytes_per_cycle_per_sm"].get<double>() / bound;
+      }
+      r["bandwidth"][memory] = b;
+    };
+  };
+  plan.push_back({"bandwidth_shared", "bandwidth_shared.yaml", "shared memory bandwidth", false, "", sm_blocks(1),
+                  absorb_bandwidth("shared")});
+  plan.push_back({"bandwidth_global", "bandwidth_global.yaml", "global memory bandwidth", false, "", sm_blocks(8),
+                  absorb_bandwidth("global")});
   return plan;
 }
 

@@ -82,6 +82,7 @@ TopologyTable topology_cache_table(const json& r) {
     if (!caches.contains(key)) continue;
     const json& c = caches[key];
     std::string size = size_of(c, "size_bytes");
+    if (size == "-" && c.contains("size_lower_bound_bytes")) size = "> " + size_of(c, "size_lower_bound_bytes");
     if (size == "-" && c.contains("size_note")) size = "?";
     std::string driver = size_of(c, "driver_size_bytes");
     if (key == "shared") driver = size_of(c, "driver_per_sm_bytes");
@@ -131,11 +132,49 @@ TopologyTable topology_tlb_table(const json& r) {
   return t;
 }
 
+// One row per memory: the rate over the SMs that ran (TB/s or GB/s), bytes per cycle
+// per SM, how many SMs of the device ran (a figure of fewer SMs than the device has
+// says so in its own cell), and for shared memory the bound of the measured banks.
 TopologyTable topology_bandwidth_table(const json& r) {
-  TopologyTable t{"Bandwidth", {"memory", "bandwidth", "unit"}, {}};
-  if (r.contains("bandwidth"))
-    for (const auto& [name, b] : r["bandwidth"].items())
-      t.rows.push_back({name, num(b, "value", "%.1f"), b.value("unit", std::string(""))});
+  TopologyTable t{"Bandwidth", {"memory", "bandwidth", "per SM", "SMs", "bound per SM"}, {}};
+  if (!r.contains("bandwidth")) return t;
+  for (const auto& [name, b] : r["bandwidth"].items()) {
+    const json& d = b.value("details", json::object());
+    char buf[96];
+    std::string rate = "-";
+    if (b.contains("value") && b["value"].is_number()) {
+      const double v = b["value"].get<double>();
+      const std::string unit = b.value("unit", std::string(""));
+      if (unit == "GB/s" && v >= 1000) std::snprintf(buf, sizeof buf, "%.1f TB/s", v / 1000);
+      else if (unit == "GB/s") std::snprintf(buf, sizeof buf, "%.1f GB/s", v);
+      else std::snprintf(buf, sizeof buf, "%.1f %s", v, unit.c_str());
+      rate = buf;
+    }
+    std::string per_sm = num(b, "bytes_per_cycle_per_sm", "%.1f B/clk");
+    if (per_sm == "-") per_sm = num(d, "peak_bytes_per_cycle_per_sm", "%.1f B/clk");
+    const json& sms_v = b.contains("sms") ? b["sms"] : d.value("sms", json());
+    std::string sms = "?";
+    if (sms_v.is_number() && sms_v.get<double>() >= 1) {
+      const auto n = sms_v.get<std::uint64_t>();
+      sms = std::to_string(n);
+      if (b.contains("device_sms") && b["device_sms"].is_number()) {
+        const auto all = b["device_sms"].get<std::uint64_t>();
+        sms += " of " + std::to_string(all);
+        if (n < all) rate += " (" + std::to_string(n) + (n == 1 ? " SM" : " SMs") + " only)";
+      } else if (n == 1) {
+        rate += " (1 SM only)";
+      }
+    }
+    std::string bound = "-";
+    if (b.contains("bound_bytes_per_cycle_per_sm") && b["bound_bytes_per_cycle_per_sm"].is_number()) {
+      bound = num(b, "bound_bytes_per_cycle_per_sm", "%.0f B/clk");
+      if (b.contains("share_of_bound") && b["share_of_bound"].is_number()) {
+        std::snprintf(buf, sizeof buf, " (%.0f%% reached)", 100 * b["share_of_bound"].get<double>());
+        bound += buf;
+      }
+    }
+    t.rows.push_back({name, rate, per_sm, sms, bound});
+  }
   return t;
 }
 

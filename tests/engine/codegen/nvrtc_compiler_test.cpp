@@ -2,8 +2,11 @@
 // NVRTC for sm_70, sm_80 and sm_90, and the PTX must hold the requested load.
 #include <doctest/doctest.h>
 
+#include <cstdio>
+
 #include "codegen_test_support.hpp"
 #include "engine/codegen/codegen.hpp"
+#include "engine/codegen/disassembler.hpp"
 #include "engine/codegen/nvrtc_compiler.hpp"
 #include "engine/core/diagnostics.hpp"
 
@@ -109,6 +112,49 @@ TEST_CASE("shared_stride, coalescing and throughput compile with the requested l
         CHECK(has(k.ptx, "%smid"));
       }
     }
+  }
+}
+
+// The throughput kernel's streaming loop: load q of a round at an immediate offset of
+// one address register (no per-load index arithmetic), for shared memory and global
+// paths. Checked in the SASS where a disassembler is installed (cuobjdump/nvdisasm).
+TEST_CASE("throughput streaming loop: loads at immediate offsets of one register (sm_90 SASS)") {
+  if (!NvrtcCompiler::supports(90)) {
+    MESSAGE("SKIPPED: NVRTC " << NvrtcCompiler::version() << " has no sm_90");
+    return;
+  }
+  if (find_disassembler().empty()) {
+    MESSAGE("SKIPPED: no cuobjdump or nvdisasm to read the SASS");
+    return;
+  }
+  struct Case {
+    const char* path;
+    const char* element;
+    std::string last_load;  // the ILP-th load of a round, at (ILP - 1) x 32 elements
+  };
+  for (const Case& c : {Case{"shared", "u32", "LDS R"}, Case{"shared", "u64", "LDS.64 R"},
+                        Case{"cg", "u32", "LDG.E.STRONG.GPU R"}}) {
+    Experiment x = test::pchase_experiment(c.path, c.element);
+    x.kernel = KernelKind::throughput;
+    x.ilp = 8;
+    const GeneratedKernel g = instantiate(kernel_params(x), loader());
+    CAPTURE(g.name());
+    const CompiledKernel k = NvrtcCompiler::compile(g.source, g.name(), 90, true);
+    std::string why;
+    const std::string sass = disassemble_cubin(k.cubin, &why);
+    CAPTURE(why);
+    REQUIRE_FALSE(sass.empty());
+    const std::uint64_t step = 32 * x.elem_bytes();
+    char off[32];
+    std::snprintf(off, sizeof off, "+0x%llx]", static_cast<unsigned long long>(7 * step));
+    bool found = false;
+    for (std::size_t at = sass.find(c.last_load); at != std::string::npos && !found;
+         at = sass.find(c.last_load, at + 1)) {
+      const std::string line = sass.substr(at, sass.find('\n', at) - at);
+      found = line.find(off) != std::string::npos && (c.last_load != "LDS R" || line.find("LDS.") == std::string::npos);
+    }
+    CAPTURE(off);
+    CHECK(found);
   }
 }
 

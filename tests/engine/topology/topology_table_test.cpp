@@ -24,7 +24,12 @@ json sample_result() {
                                    {{"entries", 65}, {"coverage_bytes", 136314880}, {"miss_penalty_cycles", 84},
                                     {"set_sizes", {17, 8, 8}}}}},
                        {"page_bytes", 2097152}}},
-              {"bandwidth", {{"global", {{"value", 1234.5}, {"unit", "GB/s"}}}}},
+              {"bandwidth",
+               {{"global", {{"value", 1234.5}, {"unit", "GB/s"}, {"sms", 4}, {"device_sms", 4},
+                            {"bytes_per_cycle_per_sm", 11.04}}},
+                {"shared", {{"value", 12400.0}, {"unit", "GB/s"}, {"sms", 4}, {"device_sms", 4},
+                            {"bytes_per_cycle_per_sm", 94.2}, {"bound_bytes_per_cycle_per_sm", 128},
+                            {"share_of_bound", 0.736}}}}},
               {"experiments",
                {{{"id", "l1_size"}, {"status", "complete"}, {"points", 20}, {"wall_ms", 12}},
                 {{"id", "readonly_size"}, {"status", "skipped"}, {"reason", "no load path"}},
@@ -50,8 +55,9 @@ TEST_CASE("topology tables: caches, TLB, bandwidth and experiments from topology
   CHECK(tlb.rows[2][2] == "2 MiB");
 
   const auto bw = topology_bandwidth_table(r);
-  REQUIRE(bw.rows.size() == 1);
-  CHECK(bw.rows[0] == std::vector<std::string>{"global", "1234.5", "GB/s"});
+  REQUIRE(bw.rows.size() == 2);
+  CHECK(bw.rows[0] == std::vector<std::string>{"global", "1.2 TB/s", "11.0 B/clk", "4 of 4", "-"});
+  CHECK(bw.rows[1] == std::vector<std::string>{"shared", "12.4 TB/s", "94.2 B/clk", "4 of 4", "128 B/clk (74% reached)"});
 
   CHECK(topology_experiment_table(r, false).rows.size() == 3);
   const auto incomplete = topology_experiment_table(r, true);
@@ -85,6 +91,21 @@ TEST_CASE("a TLB without a level found shows why") {
   r["tlb"] = {{"levels_note", "no TLB miss seen up to N = 768 MiB"}};
   CHECK(topology_tlb_table(r).rows.empty());
   CHECK(topology_table(r).find("TLB: no level found: no TLB miss seen up to N = 768 MiB") != std::string::npos);
+}
+
+TEST_CASE("a bandwidth measured on fewer SMs than the device has says so in its own cell") {
+  json r = sample_result();
+  // One block on one SM (as topology.json's of an earlier version: no count of SMs in the entry itself).
+  r["bandwidth"]["shared"] = {{"value", 95.1}, {"unit", "GB/s"}, {"details", {{"sms", 1}, {"peak_bytes_per_cycle_per_sm", 48.0}}}};
+  const auto one = topology_bandwidth_table(r).rows[1];
+  CHECK(one == std::vector<std::string>{"shared", "95.1 GB/s (1 SM only)", "48.0 B/clk", "1", "-"});
+  r["bandwidth"]["shared"]["device_sms"] = 132;
+  r["bandwidth"]["shared"]["sms"] = 66;
+  CHECK(topology_bandwidth_table(r).rows[1][1] == "95.1 GB/s (66 SMs only)");
+  CHECK(topology_bandwidth_table(r).rows[1][3] == "66 of 132");
+  // Nothing says how many SMs ran: the count is unknown, never assumed.
+  r["bandwidth"]["shared"] = {{"value", 95.1}, {"unit", "GB/s"}};
+  CHECK(topology_bandwidth_table(r).rows[1][3] == "?");
 }
 
 TEST_CASE("an empty result gives empty tables, not a crash") {
