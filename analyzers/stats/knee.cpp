@@ -129,9 +129,21 @@ KneeResult find_knee_averaged(const std::vector<const PointTrace*>& points, cons
   std::vector<double> left(red.begin(), red.begin() + static_cast<std::ptrdiff_t>(r.cp.last_left + 1));
   std::vector<double> right(red.begin() + static_cast<std::ptrdiff_t>(r.cp.last_left + 1), red.end());
   r.ks = ks_two_sample(left, right);
-  const double base = median(left);
-  const double noise = std::max({mad_sigma(left), 0.005 * base, 0.5});
-  const double bar = base + std::max(4 * noise, 0.02 * base);
+  // The baseline from the points at most half the change point's N where
+  // there are a few (they surely fit): the left side of the change point also
+  // holds the gradual rise of an LRU cache whose sets overflow one by one,
+  // which would lift the bar above the onset.
+  std::vector<double> low;
+  for (std::size_t i = 0; i <= r.cp.last_left; ++i)
+    if (2 * r.series[i].size <= r.series[r.cp.last_left].size) low.push_back(red[i]);
+  const std::vector<double>& ref = low.size() >= 3 ? low : left;
+  const double base = median(ref);
+  // Chain averages are steady (a few thousandths of a cycle from run to run on
+  // an H100): 4 robust sigmas of the baseline, the sigma at least 0.05% of it
+  // (a few misses in a chain of thousands of loads must count: a texture miss
+  // just above C adds 0.3%).
+  const double noise = std::max({mad_sigma(ref), 0.0005 * base, 0.01});
+  const double bar = base + 4 * noise;
   r.baseline_rate = base;
   for (auto& k : r.series) {
     k.clean = k.median_latency <= bar;

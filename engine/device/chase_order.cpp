@@ -84,6 +84,9 @@ ChaseOrder::ChaseOrder(const ArraySpec& a, std::uint64_t element_bytes)
       table_.resize(m);
       for (std::uint64_t j = 0; j < m; ++j)
         table_[j] = (start_ + j * a.page_bytes + (chase_rng_next(state) % slots) * stride_) % size_;
+      // The pass starts at the first page's access, which need not be at the
+      // offset: a chaser started at the offset joins the cycle after one load.
+      start_ = table_.front();
       pass_length_ = m;
       break;
     }

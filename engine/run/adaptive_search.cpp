@@ -47,6 +47,7 @@ std::uint64_t to_bytes(const SpecNode& n, std::uint64_t elem, const std::string&
 struct Reference {
   double threshold = 0;   // a sample above it is "slow"
   double slow_rate = 0;   // share of slow samples in the clean reference (noise)
+  bool chain = false;     // samples are chain averages: the point's median is compared
   bool known = false;
 };
 
@@ -57,10 +58,23 @@ std::size_t count_slow(const std::vector<double>& lat, double threshold) {
 }
 
 // A clean point's latencies set the bar: clearly slower than its p95 is slow.
-Reference reference_from(const std::vector<double>& lat) {
+// Chain timing (a few samples, each the average of a whole chain): a point
+// misses when its median average rises above the reference's by more than
+// noise, by the cache_size analyzer's rule (4 robust sigmas, each at least 0.05%).
+Reference reference_from(const std::vector<double>& lat, bool chain) {
   Reference r;
   if (lat.empty()) return r;
   const LatencySummary s = summarize(lat);
+  if (chain) {
+    std::vector<double> dev;
+    for (double v : lat) dev.push_back(std::fabs(v - s.median));
+    const double mad = 1.4826 * summarize(dev).median;
+    const double noise = std::max({mad, 0.0005 * s.median, 0.01});
+    r.threshold = s.median + 4 * noise;
+    r.chain = true;
+    r.known = true;
+    return r;
+  }
   r.threshold = std::max(s.p95, 1.15 * s.median) + 5;
   r.slow_rate = std::max(1e-4, static_cast<double>(count_slow(lat, r.threshold)) / static_cast<double>(lat.size()));
   r.known = true;
@@ -69,6 +83,7 @@ Reference reference_from(const std::vector<double>& lat) {
 
 // Whether a point has more slow samples than noise explains (see the header).
 bool has_misses(const std::vector<double>& lat, const Reference& ref) {
+  if (ref.chain) return !lat.empty() && summarize(lat).median > ref.threshold;
   const double expected = ref.slow_rate * static_cast<double>(lat.size());
   return static_cast<double>(count_slow(lat, ref.threshold)) > expected + 4 * std::sqrt(expected + 1) + 2;
 }
@@ -143,7 +158,7 @@ AdaptiveSearchOutcome run_adaptive_search(const Spec& spec, Device& device, RunS
         auto it = sink.latencies_.find(p.id);
         if (it == sink.latencies_.end()) continue;  // interrupted before this point
         const std::uint64_t n = p.experiment.array.size_bytes;
-        if (!ref.known) ref = reference_from(it->second);
+        if (!ref.known) ref = reference_from(it->second, spec.base.timing.mode == TimingMode::chain);
         share[n] = has_misses(it->second, ref);
         ++result.points;
       }

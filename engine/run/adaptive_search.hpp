@@ -29,7 +29,10 @@ struct AdaptiveSearchOutcome {
 // more than expected + 4 standard deviations + 2 (a Poisson bound). A fixed
 // share would not do: a random-replacement cache just above its capacity
 // misses only a few tenths of a percent of its accesses (Fermi's L1), not far
-// above the rate of timer outliers.
+// above the rate of timer outliers. With chain timing (each sample the average of
+// a whole chain) a point has misses when its median average exceeds the
+// reference's by 4 robust sigmas (each at least 0.05%), as the cache_size analyzer
+// reads the same points.
 
 // `width` 0: adaptive_search_width(spec, device).
 AdaptiveSearchOutcome run_adaptive_search(const Spec& spec, Device& device, RunSink& sink,

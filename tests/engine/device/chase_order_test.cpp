@@ -130,6 +130,18 @@ TEST_CASE("page_random: one access per page, at a random stride-aligned place, f
   for (auto off : pass) upper += off % 256 >= 128 ? 1 : 0;
   CHECK(upper > 16);
   CHECK(upper < 48);
+  // The array the kernel chases (j = A[j], from the offset) visits every page:
+  // element 0 is not on the cycle unless the first page's draw is 0, so it
+  // must lead to the cycle's start rather than to itself.
+  std::vector<std::uint32_t> next(a.size_bytes / 4);
+  o.fill(std::span<std::uint32_t>(next));
+  std::set<std::uint64_t> pages;
+  std::uint32_t j = 0;
+  for (int k = 0; k < 200; ++k) {
+    j = next[j];
+    pages.insert(j * 4 / 256);
+  }
+  CHECK(pages.size() == 64);
   a.stride_bytes = 512;
   CHECK_THROWS(ChaseOrder(a, 4));
 }
