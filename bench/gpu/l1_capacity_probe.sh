@@ -3,6 +3,8 @@
 # variant and N, the share of slow (> 100 cycles) samples or the chain's average:
 #   seq_fine      sequential s = 32 B, per-access timing, per-SM parallel (the size step)
 #   seq_fine_1    the same, one point at a time (parallel: false)
+#   seq_fine_768  per-access timing, 768 timed loads: one sample chunk, nothing flushed to
+#                 global memory until the chase ends
 #   rand_fine     page_random, one random word per 32 B block, per-access timing
 #   seq_chain     sequential s = 32 B, chain timing (no sample stores during the chase)
 #   seq_fine_cg   sequential, ld.global.cg (L1 bypassed): the L2 baseline
@@ -21,6 +23,7 @@ run() {
 }
 run seq_fine
 run seq_fine_1 --set parallel=false
+run seq_fine_768 --set iterations=768
 run rand_fine --set array.stride=4B --set array.pattern=page_random --set array.page=32B
 run seq_chain --set timing.mode=chain --set timing.clock=clock64 --set iterations=65536
 run seq_fine_cg --set path=cg --set target=l2
@@ -28,7 +31,7 @@ rm -rf "$OUT/cache"
 python3 - "$OUT" <<'PY'
 import csv, glob, sys
 out = sys.argv[1]
-names = ["seq_fine", "seq_fine_1", "rand_fine", "seq_chain", "seq_fine_cg"]
+names = ["seq_fine", "seq_fine_1", "seq_fine_768", "rand_fine", "seq_chain", "seq_fine_cg"]
 table = {}
 for n in names:
     for pc in glob.glob(f"{out}/{n}/*/points.csv"):

@@ -223,6 +223,19 @@ TEST_CASE("e2e sim: invented profile an-sectored (sectors, hashed 40-set mapping
   const json l1 = sz.truth["caches"]["l1"];
   check_size(sz, l1["size_bytes"], 512);
   check_size(run("size_search.yaml", p), l1["size_bytes"], 128);
+  // Chain timing (one average per chain), as the topology's L1-family size steps run:
+  // the search narrows on median averages, the analyzer reads the same.
+  const std::vector<std::string> chain{"timing.mode=chain", "timing.clock=clock64", "repeats=3", "iterations=16384"};
+  check_size(run("size_search.yaml", p, chain), l1["size_bytes"], 128);
+  // The allocation line beyond the 32 B sector, by occupancy: one access per block of
+  // b bytes at a random word over N = 1.25 C (line_capacity), with chain timing.
+  std::vector<std::string> blocks = chain;
+  for (const char* s : {"array.size=25 KiB", "array.stride=4 B", "array.pattern=page_random", "array.page=32 B",
+                        "sweep={array.page: [32 B, 64 B, 128 B, 256 B, 512 B, 1 KiB]}", "analyzers=[line_capacity]"})
+    blocks.emplace_back(s);
+  const Run lb = run("size_search.yaml", p, blocks);
+  INFO(lb.finding("line_capacity").dump());
+  CHECK(lb.finding("line_capacity")["value"] == l1["line_bytes"]);
   // A hashed mapping needs more steps than sets: the table repeats every 160 lines.
   const Run st = stages(p, "ca", l1["size_bytes"], l1["line_bytes"], 162);
   check_sets(st, l1, false);
