@@ -14,9 +14,13 @@
 // that were never committed.
 #include <nlohmann/json.hpp>
 #include <map>
+#include <memory>
+#include <span>
 #include <string>
+#include <unordered_map>
 #include <vector>
 
+#include "engine/bundle/bundle_rows.hpp"
 #include "engine/device/device.hpp"
 #include "engine/spec/spec.hpp"
 #include "engine/trace/trace.hpp"
@@ -41,6 +45,11 @@ class BundleWriter {
   // Several points in two writes: all their samples, then the rows that commit
   // them (a reader never sees a committed point without its samples).
   void append_points(std::vector<std::pair<const Point*, PointTrace>> batch);
+  // Formats ahead the parts of these points' points.csv rows that do not depend on
+  // their results (parameters, axes): a run calls it while the points' kernel runs
+  // (RunSink::points_started), and storing them afterwards costs less. Optional:
+  // rows of points not prepared are formatted whole when stored.
+  void prepare_points(std::span<const Point* const> points);
   // Keeps every committed point in `into` exactly as read_bundle would return it
   // (params from the points.csv row), so a run can be analysed without reading
   // its trace back from disk.
@@ -55,9 +64,12 @@ class BundleWriter {
 
  private:
   void write_header(bool durable = true);
-  void format_samples(const Point& point, const PointTrace& trace, std::string& out) const;
-  // Appends the points.csv row; returns it as column -> value.
-  std::map<std::string, std::string> format_point_row(const Point& point, const PointTrace& trace, std::string& out);
+  // Writes the batch's trace.csv rows, a chunk at a time.
+  void write_samples(std::span<const std::pair<const Point*, PointTrace>> batch);
+  // The batch's points.csv rows (the header before the first), and with retained
+  // traces each row as column -> value.
+  std::string format_rows(std::span<const std::pair<const Point*, PointTrace>> batch,
+                          std::vector<std::map<std::string, std::string>>& by_column);
   void retain(PointTrace trace, std::map<std::string, std::string> row);
   std::string dir_;
   nlohmann::json header_;
@@ -66,6 +78,10 @@ class BundleWriter {
   std::size_t points_written_ = 0;
   std::vector<std::string> points_columns_;
   TraceSet* retained_ = nullptr;
+  // trace.csv rows on their way out: one buffer for the writer's life, reused
+  // chunk after chunk (no growing string per point, no fresh pages per batch).
+  std::unique_ptr<char[]> chunk_;
+  std::unordered_map<const Point*, PreparedRow> prepared_;  // by prepare_points, until stored
 };
 
 struct Bundle {

@@ -2,12 +2,14 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <charconv>
 #include <cerrno>
 #include <cstring>
 #include <filesystem>
 #include <stdexcept>
 
 #include "engine/bundle/bundle.hpp"
+#include "engine/bundle/bundle_rows.hpp"
 #include "engine/core/csv.hpp"
 #include "engine/core/files.hpp"
 
@@ -16,10 +18,11 @@ namespace fs = std::filesystem;
 
 namespace {
 
-const std::vector<std::string> kTraceColumns{"point_id", "thread", "seq", "offset_bytes", "latency", "sm_id", "phase"};
-const std::vector<std::string> kResultColumns{
-    "accesses_per_pass", "discard_passes", "sm_id", "timer_overhead_cycles", "kernel_ms", "sm_clock_khz",
-    "samples", "lat_min", "lat_p5", "lat_median", "lat_mean", "lat_p95", "lat_max", "axes", "device_notes"};
+// Size of the buffer trace.csv rows are formatted into: large enough that a
+// write() per chunk costs nothing next to the formatting, small enough to stay in
+// the CPU's caches. (Formatting on several threads was tried: starting threads and
+// their memory arenas cost more than they saved, even for 128 x 4096 samples.)
+constexpr std::size_t kChunkBytes = 1u << 20;
 
 int open_append(const std::string& path) {
   const int fd = ::open(path.c_str(), O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0644);
@@ -68,60 +71,48 @@ void BundleWriter::write_header(bool durable) {
   write_file_atomic((fs::path(dir_) / "bundle.json").string(), header_.dump(2) + "\n", durable);
 }
 
-void BundleWriter::format_samples(const Point& point, const PointTrace& trace, std::string& rows) const {
-  rows.reserve(rows.size() + trace.samples.size() * 40);
-  const std::string pid = std::to_string(point.id);
-  for (const auto& s : trace.samples) {
-    rows += pid;
-    rows += ',';
-    rows += std::to_string(s.thread);
-    rows += ',';
-    rows += std::to_string(s.seq);
-    rows += ',';
-    rows += std::to_string(s.offset_bytes);
-    rows += ',';
-    rows += format_number(s.latency);
-    rows += ',';
-    rows += std::to_string(s.sm_id);
-    rows += ',';
-    rows += std::to_string(s.phase);
-    rows += '\n';
+void BundleWriter::write_samples(std::span<const std::pair<const Point*, PointTrace>> batch) {
+  if (!chunk_) chunk_ = std::make_unique_for_overwrite<char[]>(kChunkBytes);
+  std::size_t used = 0;
+  for (const auto& [p, t] : batch) {
+    char id[24];
+    const std::string_view id_text(id, static_cast<std::size_t>(std::to_chars(id, id + sizeof id, p->id).ptr - id));
+    for (const Sample& s : t.samples) {
+      if (kChunkBytes - used < kMaxSampleRow) {
+        append_all(trace_fd_, std::string_view(chunk_.get(), used), dir_ + "/trace.csv");
+        used = 0;
+      }
+      used = static_cast<std::size_t>(write_sample_row(chunk_.get() + used, id_text, s) - chunk_.get());
+    }
   }
+  if (used > 0) append_all(trace_fd_, std::string_view(chunk_.get(), used), dir_ + "/trace.csv");
 }
 
-std::map<std::string, std::string> BundleWriter::format_point_row(const Point& point, const PointTrace& trace,
-                                                                 std::string& out) {
-  const auto params = point_params(point);
-  if (points_columns_.empty()) {  // the header comes with the first row
-    points_columns_ = {"point_id", "status"};
-    for (const auto& [k, v] : params) points_columns_.push_back(k);
-    points_columns_.insert(points_columns_.end(), kResultColumns.begin(), kResultColumns.end());
-    out += csv_row(points_columns_);
+void BundleWriter::prepare_points(std::span<const Point* const> points) {
+  for (const Point* p : points) prepared_.insert_or_assign(p, prepare_row(*p));
+}
+
+std::string BundleWriter::format_rows(std::span<const std::pair<const Point*, PointTrace>> batch,
+                                      std::vector<std::map<std::string, std::string>>& by_column) {
+  std::string out;
+  by_column.assign(retained_ != nullptr ? batch.size() : 0, {});
+  for (std::size_t i = 0; i < batch.size(); ++i) {
+    const auto& [point, trace] = batch[i];
+    // What was prepared ahead (prepare_points) is used once; the rest is prepared now.
+    PreparedRow parts;
+    if (auto it = prepared_.find(point); it != prepared_.end()) {
+      parts = std::move(it->second);
+      prepared_.erase(it);
+    } else {
+      parts = prepare_row(*point);
+    }
+    if (points_columns_.empty()) {  // the header comes with the first row
+      points_columns_ = points_columns(parts);
+      append_csv_row(out, points_columns_);
+    }
+    append_point_row(*point, trace, parts, points_columns_, out, retained_ != nullptr ? &by_column[i] : nullptr);
   }
-  std::vector<double> lat;
-  for (const Sample* s : trace.measured_samples()) lat.push_back(s->latency);
-  const LatencySummary sum = summarize(std::move(lat));
-  std::string axes;
-  for (const auto& [f, v] : point.axis_values) axes += (axes.empty() ? "" : "; ") + f + "=" + v;
-  // How the device ran the point (launch mode, shared memory, ...): trace params that are
-  // not point parameters, as "key=value; ...".
-  std::string notes;
-  for (const auto& [k, v] : trace.params)
-    if (std::none_of(params.begin(), params.end(), [&](const auto& kv) { return kv.first == k; }))
-      notes += (notes.empty() ? "" : "; ") + k + "=" + v;
-  std::vector<std::string> row{std::to_string(point.id), trace.status};
-  for (const auto& [k, v] : params) row.push_back(v);
-  for (const std::string& v :
-       {std::to_string(trace.accesses_per_pass), std::to_string(trace.discard_passes), std::to_string(trace.sm_id),
-        format_number(trace.timer_overhead_cycles), format_number(trace.kernel_ms), format_number(trace.sm_clock_khz),
-        std::to_string(sum.count), format_number(sum.min), format_number(sum.p5), format_number(sum.median),
-        format_number(sum.mean), format_number(sum.p95), format_number(sum.max), axes, notes})
-    row.push_back(v);
-  out += csv_row(row);
-  std::map<std::string, std::string> by_column;
-  if (retained_ != nullptr)
-    for (std::size_t i = 0; i < row.size() && i < points_columns_.size(); ++i) by_column[points_columns_[i]] = row[i];
-  return by_column;
+  return out;
 }
 
 void BundleWriter::retain_traces(TraceSet* into) {
@@ -142,30 +133,17 @@ void BundleWriter::retain(PointTrace trace, std::map<std::string, std::string> r
 }
 
 void BundleWriter::append_point(const Point& point, PointTrace trace) {
-  // 1. the samples, 2. the row that commits them
-  std::string rows;
-  format_samples(point, trace, rows);
-  append_all(trace_fd_, rows, dir_ + "/trace.csv");
-  std::string row;
-  auto by_column = format_point_row(point, trace, row);
-  append_all(points_fd_, row, dir_ + "/points.csv");
-  ++points_written_;
-  if (retained_ != nullptr) retain(std::move(trace), std::move(by_column));
+  std::vector<std::pair<const Point*, PointTrace>> one;
+  one.emplace_back(&point, std::move(trace));
+  append_points(std::move(one));
 }
 
 void BundleWriter::append_points(std::vector<std::pair<const Point*, PointTrace>> batch) {
-  // Samples go out in chunks of a few MiB (a batch of fine-grained points can
-  // hold millions); the commit rows follow in one write.
-  constexpr std::size_t kChunk = 8u << 20;
-  std::string rows, commits;
-  for (const auto& [p, t] : batch) {
-    format_samples(*p, t, rows);
-    if (rows.size() >= kChunk) append_all(trace_fd_, rows, dir_ + "/trace.csv"), rows.clear();
-  }
-  append_all(trace_fd_, rows, dir_ + "/trace.csv");
+  // 1. the samples (in windows: a batch of fine-grained points can hold millions),
+  // 2. the rows that commit them, in one write.
+  write_samples(batch);
   std::vector<std::map<std::string, std::string>> by_column;
-  for (const auto& [p, t] : batch) by_column.push_back(format_point_row(*p, t, commits));
-  append_all(points_fd_, commits, dir_ + "/points.csv");
+  append_all(points_fd_, format_rows(batch, by_column), dir_ + "/points.csv");
   points_written_ += batch.size();
   if (retained_ != nullptr)
     for (std::size_t i = 0; i < batch.size(); ++i) retain(std::move(batch[i].second), std::move(by_column[i]));

@@ -44,7 +44,7 @@ void write_file_atomic(const std::string& path, const std::string& content, bool
   }
 }
 
-void append_all(int fd, const std::string& content, const std::string& what) {
+void append_all(int fd, std::string_view content, const std::string& what) {
   const char* p = content.data();
   std::size_t left = content.size();
   while (left > 0) {

@@ -1,6 +1,7 @@
 #pragma once
 // Small file-system helpers shared by bundles and the compile cache.
 #include <string>
+#include <string_view>
 
 namespace dissect {
 
@@ -13,7 +14,7 @@ std::string read_text_file(const std::string& path);
 // every fsync costs milliseconds of a run's wall time.
 void write_file_atomic(const std::string& path, const std::string& content, bool durable = true);
 // Appends `content` with one write() loop to an O_APPEND file descriptor.
-void append_all(int fd, const std::string& content, const std::string& what);
+void append_all(int fd, std::string_view content, const std::string& what);
 // ISO-8601 UTC timestamp, e.g. 2026-11-22T10:11:12Z.
 std::string utc_timestamp();
 std::string compact_timestamp();  // 20261122-101112

@@ -38,6 +38,10 @@ class RunSink {
     for (auto& [p, t] : batch) point_done(*p, std::move(t));
   }
   virtual void kernel_built(const KernelArtifact& artifact) = 0;
+  // The points of a launch whose kernel is running now; their results follow
+  // (points_done) unless the launch fails. A sink may prepare meanwhile what does
+  // not depend on the results, so that storing them costs less wall time after.
+  virtual void points_started(std::span<const Point* const> points) { (void)points; }
   // Progress for humans: `done` of `total` points.
   virtual void progress(std::size_t done, std::size_t total) { (void)done, (void)total; }
 };

@@ -9,6 +9,7 @@
 #include <sstream>
 
 #include "engine/spec/experiment_decoder.hpp"
+#include "engine/spec/point_decoder.hpp"
 #include "engine/spec/units.hpp"
 
 namespace dissect {
@@ -196,9 +197,9 @@ Spec finish_loading(Spec spec, const LoadOptions& options, Diagnostics& d) {
   if (!d.empty()) throw SpecError(dedupe(d, 0));
   // Decode every point now so that a bad combination is caught before any run.
   if (!spec.base.abstract && !spec.adaptive()) {
-    const auto points = spec.expand();
-    spec.skipped_points = sweep_point_count(spec.sweep) - points.size();
-    if (points.empty())
+    spec.expanded = spec.expand();
+    spec.skipped_points = sweep_point_count(spec.sweep) - spec.expanded.size();
+    if (spec.expanded.empty())
       throw SpecError(spec.root.find_entry("sweep")->key_loc,
                       "sweep: every combination is invalid (skip_invalid left no point to run)");
   }
@@ -214,21 +215,10 @@ bool Spec::adaptive() const {
 }
 
 Point Spec::make_point(std::size_t id, const std::vector<std::pair<std::string, SpecNode>>& values) const {
-  SpecNode tree = root;
-  tree.erase("sweep");
-  Point p;
-  p.id = id;
-  for (const auto& [field, value] : values) {
-    if (!tree.set_path(field, value, value.loc))
-      throw SpecError(value.loc, "sweep: '" + field + "' does not name a field of this spec (a list index out of "
-                                 "range, or a part of it is not a mapping)");
-    p.axis_values.emplace_back(field, value.scalar);
-  }
-  Diagnostics d;
-  p.experiment = decode_experiment(tree, d);
-  if (p.experiment.name.empty()) p.experiment.name = base.name;
-  if (!d.empty()) throw SpecError(d);
-  return p;
+  std::vector<AxisValueRef> refs;
+  refs.reserve(values.size());
+  for (const auto& [field, value] : values) refs.push_back({&field, &value});
+  return PointDecoder(root, base.name).decode(id, refs);
 }
 
 std::vector<Point> Spec::expand() const {
@@ -248,6 +238,9 @@ std::vector<Point> Spec::expand() const {
   };
   std::vector<Failure> failures;
   std::uint64_t failed = 0;
+  // One working tree for all points (engine/spec/point_decoder.hpp), not a copy each.
+  PointDecoder decoder(root, base.name);
+  std::vector<AxisValueRef> values;
   for (std::uint64_t n = 0; n < total; ++n) {
     // Odometer: the last dimension moves fastest.
     std::uint64_t rest = n;
@@ -255,16 +248,16 @@ std::vector<Point> Spec::expand() const {
       idx[k] = static_cast<std::size_t>(rest % sweep[k].size());
       rest /= sweep[k].size();
     }
-    std::vector<std::pair<std::string, SpecNode>> values;
+    values.clear();
     for (std::size_t k = 0; k < sweep.size(); ++k)
-      for (const auto& axis : sweep[k].axes) values.emplace_back(axis.field, axis.values[idx[k]]);
+      for (const auto& axis : sweep[k].axes) values.push_back({&axis.field, &axis.values[idx[k]]});
     try {
-      points.push_back(make_point(points.size(), values));
+      points.push_back(decoder.decode(points.size(), values));
     } catch (const SpecError& e) {
       if (sweep_options.skip_invalid) continue;
       ++failed;
       std::string which;
-      for (const auto& [f, v] : values) which += (which.empty() ? "" : ", ") + f + "=" + v.scalar;
+      for (const auto& v : values) which += (which.empty() ? "" : ", ") + *v.field + "=" + v.value->scalar;
       for (const auto& err : e.diagnostics().errors()) {
         auto it = std::find_if(failures.begin(), failures.end(),
                                [&](const Failure& f) { return f.first.str() == err.str(); });

@@ -41,6 +41,11 @@ struct Spec {
   SweepOptions sweep_options;
   std::uint64_t max_points = kDefaultMaxPoints;
   std::uint64_t skipped_points = 0;  // invalid combinations left out (sweep.skip_invalid)
+  // What expand() returns, kept from loading: load_spec decodes every point to
+  // validate the spec, and a run takes them from here instead of decoding them
+  // again. Empty for an adaptive or abstract spec and for a Spec put together by
+  // hand; a Spec whose tree or sweep is changed after loading must expand() anew.
+  std::vector<Point> expanded;
 
   // Points that run: the sweep's combinations less the skipped invalid ones.
   [[nodiscard]] std::uint64_t point_count() const { return sweep_point_count(sweep) - skipped_points; }

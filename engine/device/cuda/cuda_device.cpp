@@ -300,12 +300,13 @@ void CudaDevice::report_pending_kernels() noexcept {
 }
 
 double CudaDevice::launch(Kernel& k, std::uint32_t blocks, std::uint32_t threads, std::uint32_t dyn_shared,
-                          void** args, double* clock_khz) {
+                          void** args, double* clock_khz, const std::function<void()>& meanwhile) {
   DISSECT_CU(drv_, cuEventRecord(ev0_, nullptr));
   DISSECT_CU(drv_, cuLaunchKernel(k.fn, blocks, 1, 1, threads, 1, 1, dyn_shared, nullptr, args, nullptr));
   DISSECT_CU(drv_, cuEventRecord(ev1_, nullptr));
   // Host work that overlaps the kernel (launches are asynchronous).
   report_pending_kernels();
+  if (meanwhile) meanwhile();
   if (clock_khz != nullptr) *clock_khz = current_sm_clock_khz();
   DISSECT_CU(drv_, cuEventSynchronize(ev1_));
   float ms = 0;
@@ -403,6 +404,20 @@ void place_arrays(const CudaDriver& drv, std::vector<ArrayUpload>& arrays, Devic
     }
   }
   if (device_work) DISSECT_CU(drv, cuCtxSynchronize());  // fills done before the measuring launch
+}
+
+// Host work while a group's first launch runs (CudaDevice::launch): each point's
+// notes on how it ran that do not depend on its results (trace params), and the
+// sink's head start on storing the points (RunSink::points_started).
+void start_points(const RunRequest& req, const LaunchGroup& group, std::vector<PointTrace>& traces,
+                  const std::map<std::string, std::string>& notes, RunSink& sink) {
+  std::vector<const Point*> points;
+  points.reserve(group.points.size());
+  for (std::size_t gi = 0; gi < group.points.size(); ++gi) {
+    traces[gi].params.insert(notes.begin(), notes.end());
+    points.push_back(&req.points[group.points[gi]]);
+  }
+  sink.points_started(points);
 }
 
 }  // namespace
@@ -597,6 +612,18 @@ void CudaDevice::run_pchase(const RunRequest& req, const LaunchGroup& group, Ker
               p_final = misc + final_at, p_smid = misc + smid_at, p_ovh = misc + ovh_at;
   unsigned int rt_zero = 0;
   void* args[] = {&p_points, &p_chasers, &p_lat, &p_idx, &p_chain, &p_final, &p_smid, &p_ovh, &rt_zero};
+  const std::function<void()> meanwhile = [&] {
+    std::map<std::string, std::string> notes{{"launch", group.per_sm ? "per_sm" : "single"},
+                                             {"launch_points", std::to_string(group.points.size())},
+                                             {"dynamic_shared_bytes", std::to_string(smem.dynamic_bytes)},
+                                             {"shared_config_bytes", std::to_string(smem.config_bytes)},
+                                             {"occupancy_blocks_per_sm", std::to_string(occupancy)},
+                                             {"smem_note", smem.note}};
+    if (flush_l2) notes["l2_flushed_before_launch"] = "1";
+    for (std::size_t gi = 0; gi < metas.size(); ++gi)
+      traces[gi].params["sample_chunk"] = std::to_string(metas[gi].chunk);
+    start_points(req, group, traces, notes, sink);
+  };
 
   for (std::uint32_t r = 0; r < e0.repeats; ++r) {
     if (!chain) {
@@ -608,7 +635,8 @@ void CudaDevice::run_pchase(const RunRequest& req, const LaunchGroup& group, Ker
     prof_.upload_ms += ms_since(t_lap);
     t_lap = std::chrono::steady_clock::now();
     double clock_khz_now = 0;
-    const double ms = launch(k, nblocks, threads, smem.dynamic_bytes, args, &clock_khz_now);
+    const double ms = launch(k, nblocks, threads, smem.dynamic_bytes, args, &clock_khz_now,
+                             r == 0 ? meanwhile : std::function<void()>{});
     prof_.launch_ms += ms_since(t_lap);
     t_lap = std::chrono::steady_clock::now();
     kernel_ms += ms;
@@ -715,15 +743,7 @@ void CudaDevice::run_pchase(const RunRequest& req, const LaunchGroup& group, Ker
     t.discard_passes = e.discard;
     const double ovh = median(overheads[gi]);
     t.timer_overhead_cycles = chain ? ovh / static_cast<double>(e.iterations) : ovh;
-    t.params["launch"] = group.per_sm ? "per_sm" : "single";
-    t.params["launch_points"] = std::to_string(group.points.size());
-    t.params["dynamic_shared_bytes"] = std::to_string(smem.dynamic_bytes);
-    t.params["shared_config_bytes"] = std::to_string(smem.config_bytes);
-    t.params["occupancy_blocks_per_sm"] = std::to_string(occupancy);
-    t.params["sample_chunk"] = std::to_string(metas[gi].chunk);
-    t.params["timer_overhead_raw_cycles"] = std::to_string(ovh);
-    t.params["smem_note"] = smem.note;
-    if (flush_l2) t.params["l2_flushed_before_launch"] = "1";
+    t.params["timer_overhead_raw_cycles"] = std::to_string(ovh);  // the others: during the launch (meanwhile)
     batch.emplace_back(&p, std::move(t));
   }
   sink.points_done(std::move(batch));
@@ -863,6 +883,15 @@ void CudaDevice::run_phases(const RunRequest& req, const LaunchGroup& group, Ker
   std::vector<PointTrace> traces(group.points.size());
   std::vector<std::vector<double>> overheads(group.points.size());
   std::vector<double> clocks;
+  const std::function<void()> meanwhile = [&] {
+    start_points(req, group, traces,
+                 {{"launch", group.per_sm ? "per_sm" : "single"},
+                  {"dynamic_shared_bytes", std::to_string(smem.dynamic_bytes)},
+                  {"shared_config_bytes", std::to_string(smem.config_bytes)},
+                  {"occupancy_blocks_per_sm", std::to_string(occupancy)},
+                  {"smem_note", smem.note}},
+                 sink);
+  };
   double kernel_ms = 0;
   for (std::uint32_t r = 0; r < e0.repeats; ++r) {
     DISSECT_CU(drv_, cuMemsetD8(lat, 0xff, 4 * std::max<std::uint64_t>(slots, 1)));
@@ -871,7 +900,8 @@ void CudaDevice::run_phases(const RunRequest& req, const LaunchGroup& group, Ker
     prof_.upload_ms += ms_since(t_lap);
     t_lap = std::chrono::steady_clock::now();
     double clock_khz_now = 0;
-    const double ms = launch(k, nblocks, threads, smem.dynamic_bytes, args, &clock_khz_now);
+    const double ms = launch(k, nblocks, threads, smem.dynamic_bytes, args, &clock_khz_now,
+                             r == 0 ? meanwhile : std::function<void()>{});
     prof_.launch_ms += ms_since(t_lap);
     t_lap = std::chrono::steady_clock::now();
     kernel_ms += ms;
@@ -949,11 +979,7 @@ void CudaDevice::run_phases(const RunRequest& req, const LaunchGroup& group, Ker
     t.accesses_per_pass = metas[gi].first_measured_pass;
     t.discard_passes = p.experiment.discard;
     t.timer_overhead_cycles = median(overheads[gi]);
-    t.params["launch"] = group.per_sm ? "per_sm" : "single";
-    t.params["dynamic_shared_bytes"] = std::to_string(smem.dynamic_bytes);
-    t.params["shared_config_bytes"] = std::to_string(smem.config_bytes);
-    t.params["occupancy_blocks_per_sm"] = std::to_string(occupancy);
-    t.params["smem_note"] = smem.note;
+    // t.params: during the launch (meanwhile)
     batch.emplace_back(&p, std::move(t));
   }
   sink.points_done(std::move(batch));
@@ -1077,6 +1103,16 @@ void CudaDevice::run_simple(const RunRequest& req, const LaunchGroup& group, Ker
   std::vector<PointTrace> traces(group.points.size());
   std::vector<std::vector<double>> overheads(group.points.size());
   std::vector<double> clocks;
+  const std::function<void()> meanwhile = [&] {
+    start_points(req, group, traces,
+                 {{"launch", group.per_sm ? "per_sm" : "single"},
+                  {"launch_points", std::to_string(group.points.size())},
+                  {"dynamic_shared_bytes", std::to_string(smem.dynamic_bytes)},
+                  {"shared_config_bytes", std::to_string(smem.config_bytes)},
+                  {"occupancy_blocks_per_sm", std::to_string(occupancy)},
+                  {"smem_note", smem.note}},
+                 sink);
+  };
   double kernel_ms = 0;
   for (std::uint32_t r = 0; r < e0.repeats; ++r) {
     DISSECT_CU(drv_, cuMemsetD8(out, 0xff, slot_bytes * slots));
@@ -1084,7 +1120,8 @@ void CudaDevice::run_simple(const RunRequest& req, const LaunchGroup& group, Ker
     prof_.upload_ms += ms_since(t_lap);
     t_lap = std::chrono::steady_clock::now();
     double clock_khz_now = 0;
-    const double ms = launch(k, nblocks, threads, smem.dynamic_bytes, args, &clock_khz_now);
+    const double ms = launch(k, nblocks, threads, smem.dynamic_bytes, args, &clock_khz_now,
+                             r == 0 ? meanwhile : std::function<void()>{});
     prof_.launch_ms += ms_since(t_lap);
     t_lap = std::chrono::steady_clock::now();
     kernel_ms += ms;
@@ -1185,13 +1222,7 @@ void CudaDevice::run_simple(const RunRequest& req, const LaunchGroup& group, Ker
     // shared_stride samples are averages over `iterations` reads timed once.
     t.timer_overhead_cycles =
         kind == KernelKind::shared_stride ? ovh / static_cast<double>(std::max<std::uint64_t>(e.iterations, 1)) : ovh;
-    t.params["launch"] = group.per_sm ? "per_sm" : "single";
-    t.params["launch_points"] = std::to_string(group.points.size());
-    t.params["dynamic_shared_bytes"] = std::to_string(smem.dynamic_bytes);
-    t.params["shared_config_bytes"] = std::to_string(smem.config_bytes);
-    t.params["occupancy_blocks_per_sm"] = std::to_string(occupancy);
-    t.params["timer_overhead_raw_cycles"] = std::to_string(ovh);
-    t.params["smem_note"] = smem.note;
+    t.params["timer_overhead_raw_cycles"] = std::to_string(ovh);  // the others: during the launch (meanwhile)
     batch.emplace_back(&p, std::move(t));
   }
   sink.points_done(std::move(batch));

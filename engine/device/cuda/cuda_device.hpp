@@ -4,6 +4,7 @@
 // shared pattern logic, texture objects, the constant bank, the L1/shared
 // carveout per kernel, per-SM packing of sweep points, and the device
 // description for the bundle.
+#include <functional>
 #include <map>
 #include <memory>
 #include <nlohmann/json.hpp>
@@ -66,10 +67,11 @@ class CudaDevice final : public Device {
   // Shared-memory plan of a launch, applied to the function.
   SmemPlan apply_smem(Kernel& k, const Experiment& e, std::uint32_t needed);
   // One timed launch. While the kernel runs, the host writes the kernel artifacts
-  // still pending (report_pending_kernels) and samples the SM clock into *clock_khz:
-  // that work then costs no wall time of its own.
+  // still pending (report_pending_kernels), does `meanwhile` (a group's first launch:
+  // its points' notes and the sink's head start) and samples the SM clock into
+  // *clock_khz: that work then costs no wall time of its own.
   double launch(Kernel& k, std::uint32_t blocks, std::uint32_t threads, std::uint32_t dyn_shared, void** args,
-                double* clock_khz);
+                double* clock_khz, const std::function<void()>& meanwhile = {});
   void report_pending_kernels() noexcept;
   [[nodiscard]] double current_sm_clock_khz() const;
 

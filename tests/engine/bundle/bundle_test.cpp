@@ -1,8 +1,11 @@
 #include <doctest/doctest.h>
 
+#include <algorithm>
 #include <filesystem>
+#include <limits>
 
 #include "engine/bundle/bundle.hpp"
+#include "engine/core/csv.hpp"
 #include "engine/device/device.hpp"
 #include "support/temp_dir.hpp"
 
@@ -158,4 +161,129 @@ TEST_CASE("reading something that is not a bundle fails with the file name") {
   CHECK_THROWS_WITH_AS(read_bundle(dir.file("nope")), doctest::Contains("not a bundle directory"), std::runtime_error);
   dir.write("x/bundle.json", "{not json");
   CHECK_THROWS_WITH_AS(read_bundle(dir.file("x")), doctest::Contains("malformed JSON"), std::runtime_error);
+}
+
+namespace {
+
+// trace.csv and points.csv rows as the writer has always formatted them, built
+// the plain way (one string per field): the reference for byte-identical bundles.
+std::string reference_trace_rows(const Point& p, const PointTrace& t) {
+  std::string out;
+  for (const Sample& s : t.samples)
+    out += csv_row({std::to_string(p.id), std::to_string(s.thread), std::to_string(s.seq),
+                    std::to_string(s.offset_bytes), format_number(s.latency), std::to_string(s.sm_id),
+                    std::to_string(s.phase)});
+  return out;
+}
+
+std::string reference_points_row(const Point& p, const PointTrace& t, bool header) {
+  const auto params = point_params(p);
+  std::string out;
+  if (header) {
+    std::vector<std::string> cols{"point_id", "status"};
+    for (const auto& [k, v] : params) cols.push_back(k);
+    for (const char* c : {"accesses_per_pass", "discard_passes", "sm_id", "timer_overhead_cycles", "kernel_ms",
+                          "sm_clock_khz", "samples", "lat_min", "lat_p5", "lat_median", "lat_mean", "lat_p95",
+                          "lat_max", "axes", "device_notes"})
+      cols.push_back(c);
+    out += csv_row(cols);
+  }
+  std::vector<double> lat;
+  for (const Sample* s : t.measured_samples()) lat.push_back(s->latency);
+  const LatencySummary sum = summarize(lat);
+  std::string axes, notes;
+  for (const auto& [f, v] : p.axis_values) axes += (axes.empty() ? "" : "; ") + f + "=" + v;
+  for (const auto& [k, v] : t.params)
+    if (std::none_of(params.begin(), params.end(), [&](const auto& kv) { return kv.first == k; }))
+      notes += (notes.empty() ? "" : "; ") + k + "=" + v;
+  std::vector<std::string> row{std::to_string(p.id), t.status};
+  for (const auto& [k, v] : params) row.push_back(v);
+  for (const std::string& v :
+       {std::to_string(t.accesses_per_pass), std::to_string(t.discard_passes), std::to_string(t.sm_id),
+        format_number(t.timer_overhead_cycles), format_number(t.kernel_ms), format_number(t.sm_clock_khz),
+        std::to_string(sum.count), format_number(sum.min), format_number(sum.p5), format_number(sum.median),
+        format_number(sum.mean), format_number(sum.p95), format_number(sum.max), axes, notes})
+    row.push_back(v);
+  return out + csv_row(row);
+}
+
+}  // namespace
+
+TEST_CASE("rows are formatted exactly as the plain way does it, across many chunks of trace.csv") {
+  TempDir dir;
+  Point big = make_point(3, 1u << 20);
+  big.axis_values = {{"array.size", "1 MiB"}, {"label", "a,b \"c\""}};
+  PointTrace bt = make_trace(3, 0, 0);
+  bt.timer_overhead_cycles = 1.0 / 3;
+  bt.kernel_ms = 14.25;
+  bt.sm_clock_khz = 1980000;
+  bt.sm_id = -1;
+  bt.accesses_per_pass = 5;
+  bt.discard_passes = 2;
+  bt.params = {{"launch", "per_sm"}, {"smem_note", "carveout 0 %, \"max_l1\""}, {"size_bytes", "hidden"}};
+  // Rows of every width (the widest numbers each field can hold), far more of them
+  // than one chunk of the writer's buffer holds.
+  for (std::uint64_t i = 0; i < 100000; ++i) {
+    Sample s;
+    s.thread = i % 3 == 0 ? 4294967295u : static_cast<std::uint32_t>(i % 7);
+    s.seq = i % 5 == 0 ? ~0ull - i : i;
+    s.offset_bytes = i % 9 == 0 ? ~0ull : i * 128;
+    s.latency = i % 4 == 0 ? 33.0 + static_cast<double>(i) / 7 : i % 6 == 0 ? -1e300 : static_cast<double>(i % 700);
+    s.sm_id = i % 8 == 0 ? -2147483647 - 1 : 131;
+    s.phase = i % 2 == 0 ? 4294967295u : 1;
+    bt.samples.push_back(s);
+  }
+  const Point small = make_point(4, 2048);
+  PointTrace st = make_trace(4, 3, 0.1);
+  st.samples[1].latency = std::numeric_limits<double>::quiet_NaN();
+  st.kernel_ms = std::numeric_limits<double>::infinity();
+  {
+    BundleWriter w(dir.file("b"), {});
+    w.append_points({{&big, bt}});
+    w.append_point(small, st);
+    w.finish("complete");
+  }
+  CHECK(test::read_file(dir.file("b/trace.csv")) ==
+        "point_id,thread,seq,offset_bytes,latency,sm_id,phase\n" + reference_trace_rows(big, bt) +
+            reference_trace_rows(small, st));
+  CHECK(test::read_file(dir.file("b/points.csv")) ==
+        reference_points_row(big, bt, true) + reference_points_row(small, st, false));
+}
+
+TEST_CASE("rows prepared ahead (while the kernel runs) are stored exactly as rows formatted whole") {
+  TempDir dir;
+  TraceSet kept_whole, kept_prepared;
+  Point p0 = make_point(0, 1024), p1 = make_point(1, 2048), p2 = make_point(2, 4096);
+  p1.axis_values.push_back({"label", "needs \"quotes\", and commas"});
+  auto traces = [] {
+    PointTrace t0 = make_trace(0, 8, 100.125), t1 = make_trace(1, 5, 1.0 / 3), t2 = make_trace(2, 3, 7);
+    t0.params["launch"] = "per_sm";
+    t1.status = "failed: lane 3 unwritten";
+    return RunSink::PointBatch{{nullptr, t0}, {nullptr, t1}, {nullptr, t2}};
+  };
+  const Point* points[] = {&p0, &p1, &p2};
+  for (const bool prepare : {false, true}) {
+    BundleWriter w(dir.file(prepare ? "prepared" : "whole"), {});
+    w.retain_traces(prepare ? &kept_prepared : &kept_whole);
+    RunSink::PointBatch batch = traces();
+    for (std::size_t i = 0; i < batch.size(); ++i) batch[i].first = points[i];
+    if (prepare) {
+      w.prepare_points(points);
+      w.prepare_points(std::span<const Point* const>(points, 1));  // prepared twice: the last one counts
+    }
+    // The first two as one launch, the third alone (prepared but stored point by point).
+    RunSink::PointBatch last;
+    last.push_back(std::move(batch.back()));
+    batch.pop_back();
+    w.append_points(std::move(batch));
+    w.append_point(*last[0].first, std::move(last[0].second));
+    w.finish("complete");
+  }
+  for (const char* f : {"trace.csv", "points.csv"})
+    CHECK_MESSAGE(test::read_file(dir.file(std::string("whole/") + f)) ==
+                      test::read_file(dir.file(std::string("prepared/") + f)),
+                  f);
+  REQUIRE(kept_prepared.points.size() == 3);
+  for (std::size_t i = 0; i < 3; ++i) CHECK(kept_prepared.points[i].params == kept_whole.points[i].params);
+  CHECK(kept_prepared.points[1].param("axes") == "array.size=2048 B; label=needs \"quotes\", and commas");
 }

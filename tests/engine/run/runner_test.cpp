@@ -109,3 +109,76 @@ TEST_CASE("expectations that fail or cannot be checked say so") {
   CHECK(r[3].message.find("never reaches the knee") != std::string::npos);
   CHECK(r[4].outcome == ExpectationResult::Outcome::unknown);
 }
+
+TEST_CASE("a run takes the points load_spec decoded, or decodes them when a Spec has none") {
+  TempDir dir;
+  std::atomic<bool> stop{false};
+  RunOptions o;
+  o.out_parent = dir.path();
+  o.analyze = false;
+  FakeDevice dev;
+  // The kept points are what runs (here: two of the six, to tell them apart).
+  Spec kept = load_spec_text(kSpec, "sweep.yaml");
+  REQUIRE(kept.expanded.size() == 6);
+  kept.expanded.erase(kept.expanded.begin() + 2, kept.expanded.end());
+  const RunOutcome a = run_spec(kept, dev, o, stop);
+  CHECK(a.points_total == 2);
+  CHECK(read_bundle(a.bundle_dir).traces.points.size() == 2);
+  // A Spec without them (put together by hand) is expanded by the run, as before.
+  Spec bare = load_spec_text(kSpec, "sweep.yaml");
+  bare.expanded.clear();
+  const RunOutcome b = run_spec(bare, dev, o, stop);
+  CHECK(b.points_total == 6);
+  CHECK(read_bundle(b.bundle_dir).traces.points.size() == 6);
+}
+
+namespace {
+
+// Hands over all points as one batch (a per-SM launch), announcing them first
+// (RunSink::points_started) when asked to, as the CUDA device does while its kernel runs.
+class BatchDevice final : public Device {
+ public:
+  explicit BatchDevice(bool announce) : announce_(announce) {}
+  nlohmann::json describe() const override { return {{"kind", "fake"}, {"name", "batch device"}}; }
+  std::string selector() const override { return "batch"; }
+  RunTimings run(const RunRequest& req, RunSink& sink) override {
+    std::vector<const Point*> started;
+    for (const Point& p : req.points) started.push_back(&p);
+    if (announce_) sink.points_started(started);
+    RunSink::PointBatch batch;
+    for (const Point& p : req.points) {
+      PointTrace t;
+      t.point_id = p.id;
+      t.params["launch"] = "per_sm";
+      for (std::uint64_t i = 0; i < 4; ++i) t.samples.push_back({0, i, i * 4, 30.5 + static_cast<double>(p.id), 1, 0});
+      batch.emplace_back(&p, std::move(t));
+    }
+    sink.points_done(std::move(batch));
+    RunTimings timings;
+    timings.launches = 1;
+    return timings;
+  }
+
+ private:
+  bool announce_;
+};
+
+}  // namespace
+
+TEST_CASE("points announced while their kernel runs are stored as points that were not") {
+  TempDir dir;
+  const Spec spec = load_spec_text(kSpec, "sweep.yaml");
+  std::atomic<bool> stop{false};
+  RunOptions o;
+  o.out_parent = dir.path();
+  BatchDevice plain(false), announcing(true);
+  const RunOutcome a = run_spec(spec, plain, o, stop), b = run_spec(spec, announcing, o, stop);
+  REQUIRE(a.status == "complete");
+  REQUIRE(b.status == "complete");
+  CHECK(b.points_done == 6);
+  for (const char* f : {"/points.csv", "/trace.csv"})
+    CHECK_MESSAGE(test::read_file(a.bundle_dir + f) == test::read_file(b.bundle_dir + f), f);
+  // The analysis read the same points from memory (retained traces) both ways.
+  REQUIRE(a.findings.size() == b.findings.size());
+  for (std::size_t i = 0; i < a.findings.size(); ++i) CHECK(a.findings[i].to_json() == b.findings[i].to_json());
+}

@@ -88,3 +88,24 @@ TEST_CASE("make_point decodes explicit axis values (used by adaptive search)") {
   CHECK(p.experiment.array.size_bytes == 48 * 1024);
   CHECK_THROWS_AS((void)s.make_point(8, {{"array.size", SpecNode::make_scalar("2 B", {"search", 1, 1})}}), SpecError);
 }
+
+TEST_CASE("load_spec keeps the points it decoded to validate the spec; runs use them") {
+  const Spec s = load_spec_text("dissect: 1\narray: {size: 1 KiB, stride: 4 B}\n"
+                                "sweep:\n  skip_invalid: true\n  array.size: [2 B, 1 KiB, 2 KiB]\n  warmup: [0, 1]\n",
+                                "kept.yaml");
+  const std::vector<Point> fresh = s.expand();
+  REQUIRE(s.expanded.size() == fresh.size());
+  CHECK(s.expanded.size() == s.point_count());  // the invalid 2 B points are left out of both
+  for (std::size_t i = 0; i < fresh.size(); ++i) {
+    CHECK(s.expanded[i].id == fresh[i].id);
+    CHECK(s.expanded[i].axis_values == fresh[i].axis_values);
+    CHECK(s.expanded[i].experiment.array.size_bytes == fresh[i].experiment.array.size_bytes);
+    CHECK(s.expanded[i].experiment.warmup == fresh[i].experiment.warmup);
+  }
+  // Adaptive and abstract specs have nothing to keep: their points are chosen while running.
+  CHECK(load_spec_text("dissect: 1\narray: {size: 1 KiB}\nsweep:\n  array.size: {search: knee, from: 1 KiB, "
+                       "to: 64 KiB}\n",
+                       "a.yaml")
+            .expanded.empty());
+  CHECK(load_spec_text("dissect: 1\nabstract: true\n", "b.yaml").expanded.empty());
+}

@@ -1,0 +1,46 @@
+#pragma once
+// The text of trace.csv and points.csv rows (engine/bundle/bundle.hpp), apart from
+// the writer that orders and commits them. Every number is written straight into
+// the row (std::to_chars), without a string per field: a fine-grained batch has
+// hundreds of thousands of samples.
+#include <map>
+#include <string>
+#include <string_view>
+#include <utility>
+#include <vector>
+
+#include "engine/core/csv.hpp"
+#include "engine/spec/spec.hpp"
+#include "engine/trace/trace.hpp"
+
+namespace dissect {
+
+inline const std::vector<std::string> kTraceColumns{"point_id", "thread", "seq",  "offset_bytes",
+                                                    "latency",  "sm_id",  "phase"};
+
+// One trace.csv row is at most 6 integers of up to 20 characters, the latency
+// (kNumberChars) and 7 separators.
+inline constexpr std::size_t kMaxSampleRow = 6 * 21 + kNumberChars + 7;
+
+// Writes the trace.csv row of one sample of point `id` (its decimal text) at `out`,
+// which has room for kMaxSampleRow characters; returns the end of the row.
+char* write_sample_row(char* out, std::string_view id, const Sample& s);
+
+// The parts of a point's points.csv row that do not depend on its results.
+struct PreparedRow {
+  std::vector<std::pair<std::string, std::string>> params;  // point_params
+  std::string params_csv;  // their values as CSV fields, comma-separated
+  std::string axes;        // the axes column: "field=value; ..."
+};
+PreparedRow prepare_row(const Point& point);
+
+// The points.csv columns: point_id, status, the point's params, the results.
+std::vector<std::string> points_columns(const PreparedRow& row);
+
+// Appends the point's points.csv row (`columns`: the file's header) to `out`; with
+// `by_column`, also gives the row as column -> value (what read_bundle makes of it).
+void append_point_row(const Point& point, const PointTrace& trace, const PreparedRow& parts,
+                      const std::vector<std::string>& columns, std::string& out,
+                      std::map<std::string, std::string>* by_column);
+
+}  // namespace dissect
