@@ -1,9 +1,10 @@
 #!/usr/bin/env bash
 # One device-machine session: the GPU test suite, the backend benchmarks
-# (bench/gpu_bench.sh), the shared-memory bandwidth check
-# (scripts/gpu_check_shared_bw.sh) and three topology runs (scripts/gpu_topology.sh).
+# (bench/gpu_bench.sh), the shared-memory bandwidth check (scripts/gpu_check_shared_bw.sh),
+# the L1 capacity probe (bench/gpu/l1_capacity_probe.sh) and three topology runs
+# (scripts/gpu_topology.sh).
 # Everything under $OUT (at most 8 files come back: tests.txt, bench.md,
-# bench_bundles.tgz, shared_bw.tgz and the topology packs); the short tables last.
+# bench_bundles.tgz, checks.tgz and the topology packs); the short tables last.
 set -uo pipefail
 ROOT=$(cd "$(dirname "$0")/.." && pwd)
 OUT=${OUT:-/tmp/dissect-session}
@@ -13,12 +14,15 @@ export DISSECT_TEMPLATES=$ROOT/kernels_templates DISSECT_SPECS=$ROOT/specs
   "$ROOT/.carry/dissect_tests" --test-suite=gpu 2>&1 | tail -25; } > "$OUT/tests.txt" 2>&1
 bash "$ROOT/bench/gpu_bench.sh" /tmp/dissect-bench > "$OUT/bench.md" 2>&1
 (cd /tmp/dissect-bench && tar czf "$OUT/bench_bundles.tgz" --exclude='trace.csv' */ 2>/dev/null)
-DISSECT=$ROOT/.carry/dissect OUT=/tmp/dissect-shared-bw bash "$ROOT/scripts/gpu_check_shared_bw.sh" > /tmp/shared_bw.txt 2>&1
-mv /tmp/shared_bw.txt /tmp/dissect-shared-bw/shared_bw/summary.txt 2>/dev/null
-(cd /tmp/dissect-shared-bw && tar czf "$OUT/shared_bw.tgz" --exclude='trace.csv' shared_bw 2>/dev/null)
+DISSECT=$ROOT/.carry/dissect OUT=/tmp/dissect-checks bash "$ROOT/scripts/gpu_check_shared_bw.sh" > /tmp/shared_bw.txt 2>&1
+mv /tmp/shared_bw.txt /tmp/dissect-checks/shared_bw/summary.txt 2>/dev/null
+DISSECT=$ROOT/.carry/dissect OUT=/tmp/dissect-checks/l1_probe bash "$ROOT/bench/gpu/l1_capacity_probe.sh" > /tmp/l1_probe.txt 2>&1
+mv /tmp/l1_probe.txt /tmp/dissect-checks/l1_probe/table.txt 2>/dev/null
+(cd /tmp/dissect-checks && tar czf "$OUT/checks.tgz" --exclude='trace.csv' shared_bw l1_probe 2>/dev/null)
 OUT=/tmp/dissect-topology bash "$ROOT/scripts/gpu_topology.sh" > "$OUT/topology_summary.txt" 2>&1
 cp /tmp/dissect-topology/*.tgz "$OUT/"
 tail -3 "$OUT/tests.txt"
 sed -n '/^| measurement/,$p' "$OUT/bench.md"
-tail -12 /tmp/dissect-shared-bw/shared_bw/summary.txt
+tail -12 /tmp/dissect-checks/shared_bw/summary.txt
+cat /tmp/dissect-checks/l1_probe/table.txt
 cat "$OUT/topology_summary.txt"

@@ -21,7 +21,7 @@ for i in 1 2 3; do
 done
 cd "$OUT" || exit 1
 traces=()
-for s in l1_size texture_size readonly_size l2_size l1_line_blocks; do
+for s in l1_size texture_size readonly_size l1_line_blocks l2_line_blocks; do
   [ -f "run1/topology_$s/trace.csv" ] && gzip -k "run1/topology_$s/trace.csv" && traces+=("run1/topology_$s/trace.csv.gz")
 done
 tar czf topology_runs.tgz run*/topology.json table*.txt stderr*.txt walls.txt nvidia-smi.txt

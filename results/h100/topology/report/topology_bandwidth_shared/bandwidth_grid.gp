@@ -1,0 +1,47 @@
+# dissect report: Bandwidth over ILP and warps of topology_bandwidth_shared
+# bundle: /tmp/dissect-topology/run1/topology_bandwidth_shared
+# data: bandwidth_grid.dat (columns: warps ilp value gbps bytes_per_cycle bytes_loaded kernel_ms point_id)
+#
+# Render: gnuplot bandwidth_grid.gp   (in this directory; writes bandwidth_grid.svg and bandwidth_grid.png)
+
+set encoding utf8
+set border lw 1 lc rgb '#444444'
+set grid lw 1 lc rgb '#e0e0e0'
+set style line 100 lc rgb '#bbbbbb' lw 1
+set key box ls 100 opaque samplen 2.5 spacing 1.1 Left reverse width 1
+set title 'topology_bandwidth_shared: Bandwidth over ILP and warps'
+set xlabel 'warps (blocks x warps per block)'
+set xrange [380.16:4371.84]
+set ylabel 'bandwidth (GB/s)'
+set yrange [0:*]
+set offsets 0, 0, graph 0.1, 0
+set key top left
+set style line 1 lc rgb '#1f77b4' lw 2 pt 7 ps 0.7
+set style line 2 lc rgb '#ff7f0e' lw 2 pt 7 ps 0.7
+set style line 3 lc rgb '#2ca02c' lw 2 pt 7 ps 0.7
+set style line 4 lc rgb '#d62728' lw 2 pt 7 ps 0.7
+set style line 5 lc rgb '#9467bd' lw 2 pt 7 ps 0.7
+set style line 6 lc rgb '#8c564b' lw 2 pt 7 ps 0.7
+set style line 7 lc rgb '#e377c2' lw 2 pt 7 ps 0.7
+set style line 8 lc rgb '#7f7f7f' lw 2 pt 7 ps 0.7
+set style line 9 lc rgb '#bcbd22' lw 2 pt 7 ps 0.7
+set style line 10 lc rgb '#17becf' lw 2 pt 7 ps 0.7
+set label 1 'peak 3.344e+04 GB/s (ILP 16, 4224 warps)' at first 4224, first 33441.551484281648 right offset char -1,0.8 tc rgb '#c0392b' front
+
+set terminal svg size 960,600 dynamic noenhanced font 'Sans,12' background rgb 'white'
+set output 'bandwidth_grid.svg'
+plot 'bandwidth_grid.dat' index 0 using 1:3 with linespoints ls 1 title 'ILP 1, element u32, stride 4 B', \
+     'bandwidth_grid.dat' index 1 using 1:3 with linespoints ls 2 title 'ILP 1, element u64, stride 8 B', \
+     'bandwidth_grid.dat' index 2 using 1:3 with linespoints ls 3 title 'ILP 2, element u32, stride 4 B', \
+     'bandwidth_grid.dat' index 3 using 1:3 with linespoints ls 4 title 'ILP 2, element u64, stride 8 B', \
+     'bandwidth_grid.dat' index 4 using 1:3 with linespoints ls 5 title 'ILP 4, element u32, stride 4 B', \
+     'bandwidth_grid.dat' index 5 using 1:3 with linespoints ls 6 title 'ILP 4, element u64, stride 8 B', \
+     'bandwidth_grid.dat' index 6 using 1:3 with linespoints ls 7 title 'ILP 8, element u32, stride 4 B', \
+     'bandwidth_grid.dat' index 7 using 1:3 with linespoints ls 8 title 'ILP 8, element u64, stride 8 B', \
+     'bandwidth_grid.dat' index 8 using 1:3 with linespoints ls 9 title 'ILP 16, element u32, stride 4 B', \
+     'bandwidth_grid.dat' index 9 using 1:3 with linespoints ls 10 title 'ILP 16, element u64, stride 8 B'
+
+set terminal pngcairo size 960,600 noenhanced font 'Sans,11' background rgb 'white'
+set output 'bandwidth_grid.png'
+replot
+set output

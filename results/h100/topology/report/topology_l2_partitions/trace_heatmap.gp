@@ -1,0 +1,29 @@
+# dissect report: Fine-grained trace of topology_l2_partitions
+# bundle: /tmp/dissect-topology/run1/topology_l2_partitions
+# data: trace_heatmap.dat (columns: access latency)
+#
+# Render: gnuplot trace_heatmap.gp   (in this directory; writes trace_heatmap.svg and trace_heatmap.png)
+
+set encoding utf8
+set border lw 1 lc rgb '#444444'
+set grid lw 1 lc rgb '#e0e0e0'
+set style line 100 lc rgb '#bbbbbb' lw 1
+set key box ls 100 opaque samplen 2.5 spacing 1.1 Left reverse width 1
+set title 'topology_l2_partitions: Fine-grained trace (N = 10752 KiB, s = 128 B)'
+set xlabel 'access index (measured accesses of thread 0, in order)'
+set ylabel 'latency (cycles)'
+set xrange [-1:512]
+set yrange [261.96:335.04]
+set key top right
+set arrow 1 from graph 0, first 296.5 to graph 1, first 296.5 nohead dt 3 lw 1.5 lc rgb '#7f7f7f' front
+set label 1 'miss threshold 296.5 cycles' at graph 0.99, first 296.5 right offset char 0,0.7 tc rgb '#7f7f7f' front
+
+set terminal svg size 1000,560 dynamic noenhanced font 'Sans,12' background rgb 'white'
+set output 'trace_heatmap.svg'
+plot 'trace_heatmap.dat' using 1:($2 <= 296.5 ? $2 : NaN) with points pt 7 ps 0.45 lc rgb '#1f77b4' title 'hit', \
+     '' using 1:($2 > 296.5 ? $2 : NaN) with points pt 7 ps 0.6 lc rgb '#d62728' title 'miss'
+
+set terminal pngcairo size 1000,560 noenhanced font 'Sans,11' background rgb 'white'
+set output 'trace_heatmap.png'
+replot
+set output

@@ -1,0 +1,26 @@
+# dissect report: Fine-grained trace of topology_sharing_l1_texture
+# bundle: /tmp/dissect-topology/run1/topology_sharing_l1_texture
+# data: trace_heatmap.dat (columns: access latency)
+#
+# Render: gnuplot trace_heatmap.gp   (in this directory; writes trace_heatmap.svg and trace_heatmap.png)
+
+set encoding utf8
+set border lw 1 lc rgb '#444444'
+set grid lw 1 lc rgb '#e0e0e0'
+set style line 100 lc rgb '#bbbbbb' lw 1
+set key box ls 100 opaque samplen 2.5 spacing 1.1 Left reverse width 1
+set title 'topology_sharing_l1_texture: Fine-grained trace (N = 0 B, s = 4 B)'
+set xlabel 'access index (measured accesses of thread 0, in order)'
+set ylabel 'latency (cycles)'
+set xrange [-1:512]
+set yrange [41.72:60.28]
+set key top right
+
+set terminal svg size 1000,560 dynamic noenhanced font 'Sans,12' background rgb 'white'
+set output 'trace_heatmap.svg'
+plot 'trace_heatmap.dat' using 1:2 with points pt 7 ps 0.45 lc rgb '#1f77b4' title 'latency'
+
+set terminal pngcairo size 1000,560 noenhanced font 'Sans,11' background rgb 'white'
+set output 'trace_heatmap.png'
+replot
+set output

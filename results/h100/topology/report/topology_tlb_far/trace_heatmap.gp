@@ -1,0 +1,34 @@
+# dissect report: Fine-grained trace of topology_tlb_far
+# bundle: /tmp/dissect-topology/run1/topology_tlb_far
+# data: trace_heatmap.dat (matrix)
+# data: trace_heatmap_rows.dat (columns: row point_id size_bytes stride_bytes label)
+#
+# Render: gnuplot trace_heatmap.gp   (in this directory; writes trace_heatmap.svg and trace_heatmap.png)
+
+set encoding utf8
+set border lw 1 lc rgb '#444444'
+set grid lw 1 lc rgb '#e0e0e0'
+set style line 100 lc rgb '#bbbbbb' lw 1
+set key box ls 100 opaque samplen 2.5 spacing 1.1 Left reverse width 1
+set title 'topology_tlb_far: Fine-grained trace'
+set xlabel 'access index (measured accesses of thread 0, in order)'
+set ylabel 'array size N'
+set xrange [-0.5:511.5]
+set yrange [-0.5:15.5]
+set ytics ('805318656 B' 0, '1006648320 B' 1, '1207977984 B' 2, '1258310400 B' 3, '1308642816 B' 4, '1358975232 B' 5, '1361072416 B' 6, '1365266784 B' 7, '1367363968 B' 8, '1371558336 B' 9, '1384141440 B' 10, '1396724544 B' 11, '1409307648 B' 12, '1610637312 B' 13, '3221274624 B' 14, '6442549248 B' 15)
+set tics out
+set grid noxtics noytics
+unset key
+set palette defined (0 '#440154', 1 '#482878', 2 '#3e4989', 3 '#31688e', 4 '#26828e', 5 '#1f9e89', 6 '#35b779', 7 '#6ece58', 8 '#b5de2b', 9 '#fde725')
+set cbrange [266:329]
+set cblabel 'latency (cycles)'
+set rmargin 12
+
+set terminal svg size 1000,620 dynamic noenhanced font 'Sans,12' background rgb 'white'
+set output 'trace_heatmap.svg'
+plot 'trace_heatmap.dat' matrix with image
+
+set terminal pngcairo size 1000,620 noenhanced font 'Sans,11' background rgb 'white'
+set output 'trace_heatmap.png'
+replot
+set output
