@@ -47,7 +47,9 @@ class LineCapacityAnalyzer final : public Analyzer {
   std::vector<AnalyzerParam> params() const override {
     return {{"full_share", "0.5", "a block size 'fills' the cache when its miss share reaches this share of the "
                                   "smallest block's"},
-            {"min_miss_share", "0.05", "miss share the smallest block needs (else N does not exceed the cache)"}};
+            {"min_miss_share", "0.05",
+             "miss share the smallest block needs, fine-grained (else N does not exceed the cache); chain timing "
+             "needs its average 20% above the fastest block's"}};
   }
   std::vector<Finding> analyze(const TraceSet& traces, const AnalyzerParams& params) const override {
     const double full_share = params.number("full_share", 0.5);
