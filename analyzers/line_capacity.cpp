@@ -56,7 +56,9 @@ class LineCapacityAnalyzer final : public Analyzer {
     const double min_miss = params.number("min_miss_share", 0.05);
     std::map<std::uint64_t, BlockPoint> by_block;  // one point per block size (the first)
     for (const auto& p : traces.points) {
-      if (p.samples.empty() || (p.param("pattern") != "page_random" && p.param("pattern") != "page_strided") || (p.status != "ok" && !p.status.empty()))
+      const std::string pattern = p.param("pattern");
+      if (p.samples.empty() || (pattern != "page_random" && pattern != "page_strided") ||
+          (p.status != "ok" && !p.status.empty()))
         continue;
       const std::uint64_t b = p.param_u64("page_bytes");
       if (b == 0 || by_block.count(b) != 0) continue;
@@ -64,8 +66,8 @@ class LineCapacityAnalyzer final : public Analyzer {
     }
     if (by_block.size() < 2)
       return {stats::undetermined(name(), "B",
-                                  "needs a fine-grained page_random chase over at least two block sizes "
-                                  "(array.page swept, one access per block)")};
+                                  "needs a page_random chase (fine-grained or chain timing) over at least two block "
+                                  "sizes (array.page swept, one access per block)")};
 
     bool chain = true;
     for (const auto& [b, bp] : by_block) chain = chain && bp.point->param("timing_mode") == "chain";
