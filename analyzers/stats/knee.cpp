@@ -65,6 +65,12 @@ std::size_t split_series(KneeResult& r) {
 
 }  // namespace
 
+double chain_clean_bar(const std::vector<double>& baseline) {
+  const double base = median(baseline);
+  const double noise = std::max({mad_sigma(baseline), 0.0005 * base, 0.01});
+  return base + 4 * noise;
+}
+
 bool exceeds_baseline(std::uint64_t misses, std::uint64_t known, double p0, const KneeOptions& o) {
   if (known == 0) return false;
   const double expected = static_cast<double>(known) * p0;
@@ -138,12 +144,7 @@ KneeResult find_knee_averaged(const std::vector<const PointTrace*>& points, cons
     if (2 * r.series[i].size <= r.series[r.cp.last_left].size) low.push_back(red[i]);
   const std::vector<double>& ref = low.size() >= 3 ? low : left;
   const double base = median(ref);
-  // Chain averages are steady (a few thousandths of a cycle from run to run on
-  // an H100): 4 robust sigmas of the baseline, the sigma at least 0.05% of it
-  // (a few misses in a chain of thousands of loads must count: a texture miss
-  // just above C adds 0.3%).
-  const double noise = std::max({mad_sigma(ref), 0.0005 * base, 0.01});
-  const double bar = base + 4 * noise;
+  const double bar = chain_clean_bar(ref);
   r.baseline_rate = base;
   for (auto& k : r.series) {
     k.clean = k.median_latency <= bar;

@@ -65,6 +65,14 @@ struct KneeResult {
 // `points` ascending by size_bytes (one series: same stride, path, ...).
 KneeResult find_knee(const std::vector<const PointTrace*>& points, const KneeOptions& options = {});
 
+// Chain timing: the largest average a point may show and still count as clean,
+// given the chain averages of points known to fit: their median plus 4 robust
+// sigmas, the sigma at least 0.05% of the median and 0.01 cycles (chain averages
+// are steady to a few thousandths of a cycle on an H100; a few misses in a chain
+// of thousands of loads must count: a texture miss just above C adds 0.3%).
+// `baseline` must not be empty.
+double chain_clean_bar(const std::vector<double>& baseline);
+
 // Whether `misses` of `known` accesses exceed a baseline miss rate beyond noise.
 bool exceeds_baseline(std::uint64_t misses, std::uint64_t known, double baseline_rate,
                       const KneeOptions& options = {});

@@ -5,6 +5,7 @@
 #include <map>
 #include <set>
 
+#include "analyzers/stats/knee.hpp"
 #include "analyzers/stats/monotone_split.hpp"
 #include "engine/spec/units.hpp"
 
@@ -60,17 +61,13 @@ std::size_t count_slow(const std::vector<double>& lat, double threshold) {
 // A clean point's latencies set the bar: clearly slower than its p95 is slow.
 // Chain timing (a few samples, each the average of a whole chain): a point
 // misses when its median average rises above the reference's by more than
-// noise, by the cache_size analyzer's rule (4 robust sigmas, each at least 0.05%).
+// noise, by the cache_size analyzer's rule (stats::chain_clean_bar).
 Reference reference_from(const std::vector<double>& lat, bool chain) {
   Reference r;
   if (lat.empty()) return r;
   const LatencySummary s = summarize(lat);
   if (chain) {
-    std::vector<double> dev;
-    for (double v : lat) dev.push_back(std::fabs(v - s.median));
-    const double mad = 1.4826 * summarize(dev).median;
-    const double noise = std::max({mad, 0.0005 * s.median, 0.01});
-    r.threshold = s.median + 4 * noise;
+    r.threshold = stats::chain_clean_bar(lat);
     r.chain = true;
     r.known = true;
     return r;

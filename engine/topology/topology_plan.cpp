@@ -77,12 +77,20 @@ void absorb_size(json& r, const std::string& cache, const std::vector<Finding>& 
 // one is kept as a note, never shown as a measured figure.
 constexpr double kTableConfidence = 0.7;
 
+bool table_worthy(const Finding& f) { return !f.value.is_null() && f.confidence >= kTableConfidence; }
+
+// The note kept instead of a finding the table does not state.
+std::string kept_out_note(const Finding& f) {
+  return f.value.is_null() ? f.details.value("reason", f.summary)
+                           : "low confidence (" + std::to_string(f.confidence) + "): " + f.summary;
+}
+
 void absorb_line(json& r, const std::string& cache, const std::vector<Finding>& fs) {
   const Finding* f = find_finding(fs, "line_size");
   if (f == nullptr || f->value.is_null()) return;
   json& c = cache_entry(r, cache);
-  if (f->confidence < kTableConfidence) {
-    c["line_note"] = "low confidence (" + std::to_string(f->confidence) + "): " + f->summary;
+  if (!table_worthy(*f)) {
+    c["line_note"] = kept_out_note(*f);
     return;
   }
   c["line_bytes"] = f->value;
@@ -96,9 +104,8 @@ void absorb_line_blocks(json& r, const std::string& cache, const std::vector<Fin
   const Finding* f = find_finding(fs, "line_capacity");
   if (f == nullptr) return;
   json& c = cache_entry(r, cache);
-  if (f->value.is_null() || f->confidence < kTableConfidence) {
-    c["line_blocks_note"] = f->value.is_null() ? f->details.value("reason", f->summary)
-                                               : "low confidence (" + std::to_string(f->confidence) + "): " + f->summary;
+  if (!table_worthy(*f)) {
+    c["line_blocks_note"] = kept_out_note(*f);
     return;
   }
   if (c.contains("line_bytes") && c["line_bytes"] != f->value)
@@ -115,9 +122,8 @@ void absorb_sets(json& r, const std::string& cache, const std::vector<Finding>& 
   const Finding* f = find_finding(fs, "sets");
   if (f == nullptr) return;
   json& c = cache_entry(r, cache);
-  if (f->value.is_null() || f->confidence < kTableConfidence) {
-    c["sets_note"] = f->value.is_null() ? f->details.value("reason", f->summary)
-                                        : "low confidence (" + std::to_string(f->confidence) + "): " + f->summary;
+  if (!table_worthy(*f)) {
+    c["sets_note"] = kept_out_note(*f);
     return;
   }
   c["sets"] = f->value;
