@@ -86,8 +86,12 @@ class LineSizeAnalyzer final : public Analyzer {
       }
       stats::LevelOptions lo;
       lo.min_share = 1e-4;  // with min_count: a few slow samples can be a level; the tests decide
-      const stats::LevelModel model = stats::cluster_levels(pool, lo);
+      stats::LevelModel model = stats::cluster_levels(pool, lo);
       const int hit = stats::hit_level_of(model, pool);
+      // Misses too few or too scattered for a level (a cold chase's one in
+      // eight, spread over the L2's near and far latencies) are still misses;
+      // timer outliers (under 1 %) are not.
+      stats::add_slow_level(model, hit, pool, 0.01);
       if (hit < 0 || static_cast<std::size_t>(hit) + 1 >= model.levels.size()) continue;
       // Rare slow levels that do not grow from the smallest N on are outliers.
       std::vector<const PointTrace*> by_size = pts;

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <limits>
 
 #include "analyzers/stats/quantiles.hpp"
 
@@ -240,6 +241,39 @@ LevelModel cluster_levels(const std::vector<double>& input, const LevelOptions& 
   LevelOptions o2 = opt;
   o2.bandwidth = h2;
   return cluster_once(input, o2);
+}
+
+}  // namespace dissect::stats
+
+namespace dissect::stats {
+
+bool add_slow_level(LevelModel& model, int hit, const std::vector<double>& latencies, double min_share,
+                    double ratio) {
+  if (hit < 0 || static_cast<std::size_t>(hit) + 1 != model.levels.size()) return false;
+  const Level& h = model.levels.back();
+  const double cut = std::max(h.fence_hi, ratio * h.median);
+  std::vector<double> slow;
+  for (double v : latencies)
+    if (std::isfinite(v) && v > cut) slow.push_back(v);
+  if (slow.size() < 3 || static_cast<double>(slow.size()) < min_share * static_cast<double>(latencies.size()))
+    return false;
+  std::sort(slow.begin(), slow.end());
+  Level l;
+  l.median = quantile_sorted(slow, 0.5);
+  l.p5 = quantile_sorted(slow, 0.05);
+  l.p95 = quantile_sorted(slow, 0.95);
+  l.mean = mean(slow);
+  l.min = slow.front();
+  l.max = slow.back();
+  l.sigma = std::max(mad_sigma(slow), std::max(0.5, 0.004 * l.median));
+  l.count = slow.size();
+  l.share = latencies.empty() ? 0 : static_cast<double>(slow.size()) / static_cast<double>(latencies.size());
+  l.fence_lo = cut;
+  l.fence_hi = std::numeric_limits<double>::infinity();
+  model.boundaries.push_back(cut);
+  model.levels.push_back(l);
+  model.outliers -= std::min(model.outliers, slow.size());
+  return true;
 }
 
 }  // namespace dissect::stats

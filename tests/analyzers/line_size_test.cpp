@@ -86,3 +86,30 @@ TEST_CASE("line_size: nothing misses: undetermined with a reason") {
   CHECK(f.value.is_null());
   CHECK(test::reason(f).find("above the cache size") != std::string::npos);
 }
+
+TEST_CASE("line_size: a cold chase whose few misses spread over the L2's near and far latencies (H100)") {
+  // 4 KiB, s = 4 B, no warm-up, 256 loads: every 8th load (32 B) misses to
+  // an L2 hit, 281-312 cycles and a few slower; the 224 hits take 49-50. Too
+  // few and too scattered misses for a level of their own: they are still
+  // misses, every 32 B.
+  TraceSet t;
+  PointTrace p;
+  p.point_id = 0;
+  p.params = {{"size_bytes", "4096"}, {"stride_bytes", "4"}, {"kernel", "pchase"}};
+  p.accesses_per_pass = 1024;
+  std::uint64_t state = 7;
+  auto draw = [&state](std::uint64_t m) {
+    state = state * 6364136223846793005ULL + 1442695040888963407ULL;
+    return (state >> 33) % m;
+  };
+  for (std::uint64_t i = 0; i < 256; ++i) {
+    const bool miss = i % 8 == 0;
+    const double lat = miss ? (i % 64 == 0 ? 380.0 + static_cast<double>(draw(120)) : 281.0 + static_cast<double>(draw(32)))
+                            : 49.0 + static_cast<double>(draw(2));
+    p.samples.push_back({0, i, 4 * i, lat, 124, 0});
+  }
+  t.points.push_back(p);
+  const Finding f = test::analyze(t, "line_size");
+  INFO(f.to_json().dump());
+  CHECK(f.details["fetch_bytes"] == 32);
+}
