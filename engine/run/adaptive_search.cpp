@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstdlib>
 #include <map>
 #include <set>
 
@@ -51,6 +52,32 @@ struct Reference {
   bool chain = false;     // samples are chain averages: the point's median is compared
   bool known = false;
 };
+
+// Points measured at one size and how many of them had capacity misses.
+struct Votes {
+  std::size_t missing = 0, measured = 0;
+  [[nodiscard]] bool majority_missing() const { return 2 * missing > measured; }
+};
+
+// Sizes on each side of the bracket the confirming round measures again.
+constexpr std::uint64_t kConfirmSide = 2;
+
+// The bracket (last clean, first missing size) from every size so far, each
+// size by the majority of its points, split where the most sizes agree
+// (stats::monotone_split), not at the first miss: near a soft knee (random
+// replacement, capacity that differs from SM to SM) a stray miss below the
+// knee would otherwise pull the search down to wherever it fell. False when
+// the sizes do not switch from clean to missing.
+bool split_bracket(const std::map<std::uint64_t, Votes>& share, std::uint64_t& lo, std::uint64_t& hi) {
+  std::vector<std::uint64_t> keys;
+  std::vector<bool> missing;
+  for (const auto& [n, v] : share) keys.push_back(n), missing.push_back(v.majority_missing());
+  const stats::MonotoneSplit split = stats::monotone_split(keys, missing);
+  if (split.first_missing == 0 || split.first_missing >= keys.size()) return false;
+  lo = keys[split.first_missing - 1];
+  hi = keys[split.first_missing];
+  return true;
+}
 
 std::size_t count_slow(const std::vector<double>& lat, double threshold) {
   std::size_t slow = 0;
@@ -113,7 +140,15 @@ AdaptiveSearchOutcome run_adaptive_search(const Spec& spec, Device& device, RunS
   const std::uint64_t elem = spec.base.elem_bytes();
   const std::uint64_t from = to_bytes(search->search_from, elem, "from");
   const std::uint64_t to = to_bytes(search->search_to, elem, "to");
-  std::uint64_t resolution = search->search_resolution.is_scalar()
+  // A share ("2%") is taken of the bracket's clean end once doubling has found
+  // it, rounded down to a power of two (sizes stay multiples of the stride):
+  // one spec then searches a 768 KiB L2 in 8 KiB steps and a 50 MiB one in
+  // 256 KiB steps.
+  const std::string& res_text = search->search_resolution.scalar;
+  const bool relative = search->search_resolution.is_scalar() && !res_text.empty() && res_text.back() == '%';
+  const double res_share = relative ? std::strtod(res_text.c_str(), nullptr) / 100 : 0;
+  std::uint64_t resolution = relative ? elem
+                             : search->search_resolution.is_scalar()
                                  ? to_bytes(search->search_resolution, elem, "resolution")
                                  : std::max<std::uint64_t>(elem, from / 64);
   resolution = std::max<std::uint64_t>(resolution, elem);
@@ -131,16 +166,19 @@ AdaptiveSearchOutcome run_adaptive_search(const Spec& spec, Device& device, RunS
       rest /= fixed[k]->size();
       for (const auto& axis : fixed[k]->axes) base_values.emplace_back(axis.field, axis.values[i]);
     }
-    std::map<std::uint64_t, bool> share;  // size -> has capacity misses
+    // size -> how many of its points had capacity misses, of how many measured
+    std::map<std::uint64_t, Votes> share;
     Reference ref;
 
-    auto run_sizes = [&](std::vector<std::uint64_t> sizes) {
+    // Measures each size `copies` times (copies > 1: only sizes measured before,
+    // once more each, on other SMs and at other addresses).
+    auto run_sizes = [&](std::vector<std::uint64_t> sizes, std::size_t copies = 1) {
       std::vector<Point> points;
       for (std::uint64_t n : sizes) {
-        if (share.count(n) != 0) continue;
+        if (copies == 1 && share.count(n) != 0) continue;
         auto values = base_values;
         values.emplace_back(search->field, SpecNode::make_scalar(std::to_string(n) + " B", search->loc));
-        points.push_back(spec.make_point(next_id++, values));
+        for (std::size_t c = 0; c < copies; ++c) points.push_back(spec.make_point(next_id++, values));
       }
       if (points.empty()) return;
       RunRequest req;
@@ -156,11 +194,13 @@ AdaptiveSearchOutcome run_adaptive_search(const Spec& spec, Device& device, RunS
         if (it == sink.latencies_.end()) continue;  // interrupted before this point
         const std::uint64_t n = p.experiment.array.size_bytes;
         if (!ref.known) ref = reference_from(it->second, spec.base.timing.mode == TimingMode::chain);
-        share[n] = has_misses(it->second, ref);
+        Votes& v = share[n];
+        v.missing += has_misses(it->second, ref) ? 1 : 0;
+        ++v.measured;
         ++result.points;
       }
     };
-    auto misses = [&](std::uint64_t n) { return share.count(n) != 0 && share[n]; };
+    auto misses = [&](std::uint64_t n) { return share.count(n) != 0 && share[n].majority_missing(); };
 
     // 1. The smallest size is the clean reference; then double, `width` sizes per round.
     run_sizes({from});
@@ -188,6 +228,12 @@ AdaptiveSearchOutcome run_adaptive_search(const Spec& spec, Device& device, RunS
       result.log.push_back(entry);
       continue;
     }
+    if (relative) {
+      const auto share_of_lo = static_cast<std::uint64_t>(res_share * static_cast<double>(lo));
+      resolution = elem;
+      while (resolution * 2 <= share_of_lo) resolution *= 2;
+      entry["resolution_bytes"] = resolution;
+    }
     // 2. Narrow the bracket: `width` evenly spaced sizes per round.
     while (hi - lo > resolution && !stop.load()) {
       std::vector<std::uint64_t> round;
@@ -207,14 +253,7 @@ AdaptiveSearchOutcome run_adaptive_search(const Spec& spec, Device& device, RunS
       // round: near a soft knee (random replacement, capacity that differs
       // from SM to SM) a stray miss below the knee would otherwise pull the
       // search down to wherever it fell.
-      std::vector<std::uint64_t> keys;
-      std::vector<bool> missing;
-      for (const auto& [n, m] : share) keys.push_back(n), missing.push_back(m);
-      const stats::MonotoneSplit split = stats::monotone_split(keys, missing);
-      if (split.first_missing > 0 && split.first_missing < keys.size()) {
-        lo = keys[split.first_missing - 1];
-        hi = keys[split.first_missing];
-      } else {
+      if (!split_bracket(share, lo, hi))
         for (std::uint64_t n : round) {
           if (share.count(n) == 0) continue;
           if (misses(n)) {
@@ -223,10 +262,32 @@ AdaptiveSearchOutcome run_adaptive_search(const Spec& spec, Device& device, RunS
           }
           lo = std::max(lo, n);
         }
+    }
+    // 3. Confirm: the sizes around the bracket once more, as many copies of each
+    // as one launch holds (several SMs, several addresses). Within a few lines
+    // of the capacity a point may miss or not depending on where its array lies
+    // (hashed sets: on the H100 one L1 point in four in the last 4 lines of
+    // 1928), so one measurement per size leaves the knee a line or two apart
+    // from run to run; the majority of copies does not.
+    if (!stop.load() && hi > lo && hi - lo <= resolution) {
+      std::vector<std::uint64_t> around;
+      for (std::uint64_t k = kConfirmSide; k >= 1; --k)
+        if (lo >= from + k * resolution) around.push_back(lo - k * resolution);
+      around.push_back(lo);
+      around.push_back(hi);
+      for (std::uint64_t k = 1; k <= kConfirmSide; ++k)
+        if (hi + k * resolution <= to) around.push_back(hi + k * resolution);
+      // One launch's worth on a per-SM device; two more of each where points run one at a time.
+      const std::size_t copies = std::max<std::size_t>(2, width / around.size());
+      run_sizes(around, copies);
+      const std::uint64_t lo0 = lo, hi0 = hi;
+      if (split_bracket(share, lo, hi)) {
+        entry["confirmed_copies"] = copies;
+        if (lo != lo0 || hi != hi0) entry["bracket_before_confirming_bytes"] = {lo0, hi0};
       }
     }
     entry["bracket_bytes"] = {lo, hi};
-    entry["points"] = share.size();
+    entry["points"] = result.points;
     result.log.push_back(entry);
   }
   return result;

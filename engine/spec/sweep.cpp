@@ -1,6 +1,7 @@
 #include "engine/spec/sweep.hpp"
 
 #include <cmath>
+#include <cstdlib>
 #include <limits>
 #include <set>
 
@@ -144,8 +145,20 @@ std::optional<SweepAxis> parse_axis(const std::string& field, const Location& ke
     axis.search_from = with_unit(*from, unit);
     axis.search_to = with_unit(*to, unit);
     if (const SpecNode* r = v.find("resolution")) {
-      if (!parse_axis_number(*r, unit, what + " resolution", d)) return std::nullopt;
-      axis.search_resolution = with_unit(*r, unit);
+      if (r->is_scalar() && !r->scalar.empty() && r->scalar.back() == '%') {
+        // Relative: a share of where the knee was bracketed (engine/run/adaptive_search.cpp).
+        char* end = nullptr;
+        const std::string num = r->scalar.substr(0, r->scalar.size() - 1);
+        const double pct = std::strtod(num.c_str(), &end);
+        if (num.empty() || end != num.c_str() + num.size() || !(pct > 0) || pct >= 100) {
+          d.error(r->loc, what + " resolution: a share must be a number between 0 and 100 followed by %, e.g. 2%");
+          return std::nullopt;
+        }
+        axis.search_resolution = *r;
+      } else {
+        if (!parse_axis_number(*r, unit, what + " resolution", d)) return std::nullopt;
+        axis.search_resolution = with_unit(*r, unit);
+      }
     }
     return axis;
   }

@@ -3,6 +3,7 @@
 // can fail or request a stop after k points. Lets runner and bundle tests run
 // without a GPU or the simulator.
 #include <atomic>
+#include <functional>
 #include <stdexcept>
 
 #include "engine/device/device.hpp"
@@ -16,6 +17,8 @@ class FakeDevice final : public Device {
   std::atomic<bool>* stop_flag = nullptr;
   double hit = 30, miss = 300;              // latency below / above `capacity`
   std::uint64_t capacity = 16 * 1024;
+  // When set, decides per point whether it misses (instead of N > capacity).
+  std::function<bool(const Point&)> misses;
 
   nlohmann::json describe() const override { return {{"kind", "fake"}, {"name", "fake device"}}; }
   std::string selector() const override { return "fake"; }
@@ -31,7 +34,8 @@ class FakeDevice final : public Device {
       tr.accesses_per_pass = p.experiment.accesses_per_pass();
       tr.discard_passes = p.experiment.discard;
       tr.timer_overhead_cycles = 10;
-      const double lat = p.experiment.array.size_bytes <= capacity ? hit : miss;
+      const bool slow = misses ? misses(p) : p.experiment.array.size_bytes > capacity;
+      const double lat = slow ? miss : hit;
       for (std::uint64_t i = 0; i < p.experiment.iterations; ++i)
         tr.samples.push_back({0, i, (i * p.experiment.array.stride_bytes) % p.experiment.array.size_bytes, lat, 3, 0});
       sink.point_done(p, std::move(tr));

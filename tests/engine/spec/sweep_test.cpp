@@ -193,6 +193,14 @@ sweep:
   CHECK_THROWS_AS((void)s.expand(), SpecError);
   CHECK(errors_of("dissect: 1\narray: {size: 1 KiB}\nsweep:\n  array.size: {search: bisect, from: 1 KiB, to: 2 KiB}\n")
             .find("search goal must be 'knee'") != std::string::npos);
+  // A resolution may be a share of the bracket (adaptive_search.cpp); a bad one names its place.
+  CHECK(errors_of("dissect: 1\narray: {size: 1 KiB}\nsweep:\n  array.size: {search: knee, from: 1 KiB, to: 2 KiB, "
+                  "resolution: 2%}\n")
+            .empty());
+  const std::string bad = errors_of(
+      "dissect: 1\narray: {size: 1 KiB}\nsweep:\n  array.size: {search: knee, from: 1 KiB, to: 2 KiB, resolution: x%}\n");
+  CHECK(bad.find("a share must be a number between 0 and 100") != std::string::npos);
+  CHECK(bad.find(":4:") != std::string::npos);
 }
 
 TEST_CASE("skip_invalid leaves out invalid combinations (Saavedra grid: s <= N)") {
