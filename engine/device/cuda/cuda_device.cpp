@@ -15,6 +15,7 @@
 #include "engine/device/chase_order.hpp"
 #include "engine/device/cuda/array_image.hpp"
 #include "engine/device/cuda/cuda_preview.hpp"
+#include "engine/device/cuda/fill_batch.hpp"
 #include "engine/device/cuda/kernel_abi.hpp"
 
 namespace dissect {
@@ -320,10 +321,14 @@ struct HelperFns {
   CUfunction scatter = nullptr, fill = nullptr;
 };
 
-// Places arrays in the arena / constant bank, uploads (or writes) them and fills
-// their references. Returns once every array is in place on the device.
+// Places arrays in the arena / constant bank, uploads them (or scatters them on the
+// device) and fills their references. Sequential arrays written on the device are
+// only described in `fills`: the caller puts the descriptors into the launch's
+// parameter table (one upload for both) and launches one batched fill
+// (launch_fills) before the measuring launch.
 void place_arrays(const CudaDriver& drv, std::vector<ArrayUpload>& arrays, DeviceBuffer& arena,
-                  DeviceBuffer& scatter_buf, CUmodule module, const HelperFns& helpers, TextureGuard& textures) {
+                  DeviceBuffer& scatter_buf, CUmodule module, const HelperFns& helpers, TextureGuard& textures,
+                  FillBatch& fills) {
   std::uint64_t arena_bytes = 0, const_bytes_used = 0;
   for (auto& a : arrays) {
     if (a.path == LoadPath::constant) {
@@ -336,7 +341,6 @@ void place_arrays(const CudaDriver& drv, std::vector<ArrayUpload>& arrays, Devic
     }
   }
   const CUdeviceptr base = arena_bytes > 0 ? arena.ensure(arena_bytes, kArrayAlignMax) : 0;
-  bool device_work = false;
   CUdeviceptr bank = 0;
   std::size_t bank_bytes = 0;
   if (const_bytes_used > 0) {
@@ -356,13 +360,7 @@ void place_arrays(const CudaDriver& drv, std::vector<ArrayUpload>& arrays, Devic
     }
     const CUdeviceptr p = base + a.arena_off;
     if (a.img.device_fill) {
-      CUdeviceptr dst = p;
-      unsigned long long n = a.img.size_bytes / elem, stride = a.img.fill_stride;
-      unsigned int eb = static_cast<unsigned int>(elem);
-      void* args[] = {&dst, &n, &stride, &eb};
-      const unsigned grid = static_cast<unsigned>(std::clamp<std::uint64_t>((n + 255) / 256, 1, 4096));
-      DISSECT_CU(drv, cuLaunchKernel(helpers.fill, grid, 1, 1, 256, 1, 1, 0, nullptr, args, nullptr));
-      device_work = true;
+      fills.add(p, a.img.size_bytes / elem, a.img.fill_stride, static_cast<std::uint32_t>(elem));
     } else if (a.img.dense) {
       DISSECT_CU(drv, cuMemcpyHtoD(p, a.img.bytes.data(), a.img.bytes.size()));
     } else {
@@ -403,7 +401,28 @@ void place_arrays(const CudaDriver& drv, std::vector<ArrayUpload>& arrays, Devic
       a.ref.tex = t;
     }
   }
-  if (device_work) DISSECT_CU(drv, cuCtxSynchronize());  // fills done before the measuring launch
+}
+
+// Appends the fill descriptors to a parameter table (16-byte aligned); returns their
+// offset in it.
+std::uint64_t append_fills(std::vector<unsigned char>& table, const FillBatch& fills) {
+  const std::uint64_t at = round_up(table.size(), 16);
+  table.resize(at);
+  append_bytes(table, fills.descs());
+  return at;
+}
+
+// One launch writes every sequential array of the group (descriptors at `descs`, on
+// the device). No synchronisation: every launch, copy and memset of dissect goes to
+// the legacy default stream, so the measuring launch (and its start event) begins
+// after the fill has finished, and nothing on the host reads the arrays.
+void launch_fills(const CudaDriver& drv, CUfunction fill, const FillBatch& fills, CUdeviceptr descs) {
+  if (fills.empty()) return;
+  CUdeviceptr d = descs;
+  unsigned int count = fills.count();
+  unsigned long long total = fills.total();
+  void* args[] = {&d, &count, &total};
+  DISSECT_CU(drv, cuLaunchKernel(fill, fills.blocks(), 1, 1, FillBatch::kThreads, 1, 1, 0, nullptr, args, nullptr));
 }
 
 // Host work while a group's first launch runs (CudaDevice::launch): each point's
@@ -428,7 +447,7 @@ void start_points(const RunRequest& req, const LaunchGroup& group, std::vector<P
 
 std::pair<CUfunction, CUfunction> CudaDevice::helper_functions(RunTimings& timings) {
   Kernel& h = kernel(scatter_kernel_params(), timings, nullptr);
-  if (fill_fn_ == nullptr) DISSECT_CU(drv_, cuModuleGetFunction(&fill_fn_, h.module, "dissect_fill_sequential"));
+  if (fill_fn_ == nullptr) DISSECT_CU(drv_, cuModuleGetFunction(&fill_fn_, h.module, "dissect_fill_sequential_batch"));
   return {h.fn, fill_fn_};
 }
 
@@ -568,7 +587,8 @@ void CudaDevice::run_pchase(const RunRequest& req, const LaunchGroup& group, Ker
     std::tie(helpers.scatter, helpers.fill) = helper_functions(timings);
   prof_.prep_ms += ms_since(t_prep);
   auto t_lap = std::chrono::steady_clock::now();
-  place_arrays(drv_, arrays, arrays_, scatter_, k.module, helpers, textures);
+  FillBatch fills;
+  place_arrays(drv_, arrays, arrays_, scatter_, k.module, helpers, textures, fills);
   // A cold measurement (no warm-up) of a structure shared by all SMs must not find the
   // lines that writing the array left in L2: write 4x the L2 size elsewhere first.
   // (Done before every repeat's launch, below.)
@@ -583,8 +603,10 @@ void CudaDevice::run_pchase(const RunRequest& req, const LaunchGroup& group, Ker
   const std::uint64_t chasers_at = round_up(table.size(), 16);
   table.resize(chasers_at);
   append_bytes(table, chasers);
+  const std::uint64_t fills_at = append_fills(table, fills);
   const CUdeviceptr tab = tables_.ensure(table.size());
   DISSECT_CU(drv_, cuMemcpyHtoD(tab, table.data(), table.size()));
+  launch_fills(drv_, helpers.fill, fills, tab + fills_at);
 
   const CUdeviceptr lat = chain ? 0 : lat_.ensure(4 * slots);
   const CUdeviceptr idx = chain ? 0 : idx_.ensure(4 * slots);
@@ -843,7 +865,8 @@ void CudaDevice::run_phases(const RunRequest& req, const LaunchGroup& group, Ker
     std::tie(helpers.scatter, helpers.fill) = helper_functions(timings);
   prof_.prep_ms += ms_since(t_prep);
   auto t_lap = std::chrono::steady_clock::now();
-  place_arrays(drv_, arrays, arrays_, scatter_, k.module, helpers, textures);
+  FillBatch fills;
+  place_arrays(drv_, arrays, arrays_, scatter_, k.module, helpers, textures, fills);
   for (std::size_t gi = 0; gi < metas.size(); ++gi) {
     const Meta& m = metas[gi];
     for (std::uint32_t b = 0; b < m.blocks; ++b) {
@@ -861,8 +884,10 @@ void CudaDevice::run_phases(const RunRequest& req, const LaunchGroup& group, Ker
   const std::uint64_t phases_at = round_up(table.size(), 16);
   table.resize(phases_at);
   append_bytes(table, tphases);
+  const std::uint64_t fills_at = append_fills(table, fills);
   const CUdeviceptr tab = tables_.ensure(table.size());
   DISSECT_CU(drv_, cuMemcpyHtoD(tab, table.data(), table.size()));
+  launch_fills(drv_, helpers.fill, fills, tab + fills_at);
 
   const CUdeviceptr lat = lat_.ensure(4 * std::max<std::uint64_t>(slots, 1));
   const CUdeviceptr idx = idx_.ensure(4 * std::max<std::uint64_t>(slots, 1));
@@ -1066,10 +1091,12 @@ void CudaDevice::run_simple(const RunRequest& req, const LaunchGroup& group, Ker
 
   TextureGuard textures{drv_, {}};
   HelperFns helpers;
-  if (!arrays.empty()) std::tie(helpers.scatter, helpers.fill) = helper_functions(timings);
+  if (std::any_of(arrays.begin(), arrays.end(), [](const ArrayUpload& a) { return !a.img.dense || a.img.device_fill; }))
+    std::tie(helpers.scatter, helpers.fill) = helper_functions(timings);
   prof_.prep_ms += ms_since(t_prep);
   auto t_lap = std::chrono::steady_clock::now();
-  place_arrays(drv_, arrays, arrays_, scatter_, k.module, helpers, textures);
+  FillBatch fills;
+  place_arrays(drv_, arrays, arrays_, scatter_, k.module, helpers, textures, fills);
   for (std::size_t gi = 0; gi < group.points.size(); ++gi) {
     const std::uint32_t blocks = req.points[group.points[gi]].experiment.layout.blocks;
     for (std::uint32_t b = 0; b < blocks; ++b) {
@@ -1081,9 +1108,11 @@ void CudaDevice::run_simple(const RunRequest& req, const LaunchGroup& group, Ker
   append_bytes(table, ss);
   append_bytes(table, co);
   append_bytes(table, tp);
+  const std::uint64_t fills_at = append_fills(table, fills);
   const std::uint32_t nblocks = static_cast<std::uint32_t>(ss.size() + co.size() + tp.size());
   const CUdeviceptr tab = tables_.ensure(table.size());
   DISSECT_CU(drv_, cuMemcpyHtoD(tab, table.data(), table.size()));
+  launch_fills(drv_, helpers.fill, fills, tab + fills_at);
   const std::uint64_t slot_bytes = kind == KernelKind::shared_stride ? 8 : 4;
   const CUdeviceptr out = lat_.ensure(slot_bytes * slots);
   const std::uint64_t final_at = 0, smid_at = round_up(8 * finals, 256), ovh_at = smid_at + round_up(4 * nblocks, 256),

@@ -56,7 +56,7 @@ class CudaDevice final : public Device {
   };
 
   Kernel& kernel(const KernelParams& params, RunTimings& timings, RunSink* sink);
-  // The helper kernels (scatter, fill_sequential) that write arrays on the device.
+  // The helper kernels (scatter, fill_sequential_batch) that write arrays on the device.
   std::pair<CUfunction, CUfunction> helper_functions(RunTimings& timings);
   void report_kernel(Kernel& k, RunSink& sink);
   void run_group(const RunRequest& req, const LaunchGroup& group, RunTimings& timings, RunSink& sink);

@@ -1,6 +1,6 @@
 #pragma once
 // Host mirrors of the parameter tables the kernel templates read
-// (kernels_templates/common.cuh, pchase.cuh, phases.cuh). The layouts must
+// (kernels_templates/common.cuh, pchase.cuh, phases.cuh, scatter.cuh). The layouts must
 // match field for field; the static_asserts below catch a drift in size, and
 // tests/engine/device/cuda/kernel_abi_test.cpp compares the field lists.
 #include <cstdint>
@@ -70,6 +70,18 @@ struct TpPoint {  // throughput.cuh
   std::uint32_t first_thread = 0, total_threads = 0, shared_at = 0, pad = 0;
 };
 
+// One array of a batched sequential fill (scatter.cuh, dissect_fill_desc): element i
+// of the array at `dst` holds (i + s) mod n; `first` numbers its elements after those
+// of the arrays before it in the batch (engine/device/cuda/fill_batch.hpp).
+struct FillDesc {
+  std::uint64_t dst = 0;         // device pointer
+  std::uint64_t n = 0;           // elements (never 0 in a batch)
+  std::uint64_t s = 0;           // elements, s <= n
+  std::uint64_t first = 0;       // elements of the batch before this array
+  std::uint32_t elem_bytes = 4;  // 4 or 8
+  std::uint32_t pad = 0;
+};
+
 // Timer-overhead samples each chaser writes (DISSECT_OVERHEAD_REPS).
 inline constexpr std::uint32_t kOverheadReps = 32;
 inline constexpr int kPathShared = 8;
@@ -83,5 +95,6 @@ static_assert(sizeof(Phase) == 24);
 static_assert(sizeof(SsPoint) == 48);
 static_assert(sizeof(CoPoint) == 88);
 static_assert(sizeof(TpPoint) == 64);
+static_assert(sizeof(FillDesc) == 40);
 
 }  // namespace dissect::abi

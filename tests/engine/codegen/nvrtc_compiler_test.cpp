@@ -158,6 +158,18 @@ TEST_CASE("throughput streaming loop: loads at immediate offsets of one register
   }
 }
 
+TEST_CASE("the helper kernels (scatter, batched sequential fill) compile (sm_70/80/90)") {
+  const GeneratedKernel g = instantiate(scatter_kernel_params(), loader());
+  for (const int arch : test_archs()) {
+    CAPTURE(arch);
+    const CompiledKernel k = NvrtcCompiler::compile(g.source, g.name(), arch, false);
+    CHECK(has(k.ptx, ".entry dissect_scatter"));
+    CHECK(has(k.ptx, ".entry dissect_fill_sequential_batch"));
+    // The fill's descriptors are read through L2 only, as the parameter tables are.
+    CHECK(has(k.ptx, "ld.global.cg.u64"));
+  }
+}
+
 TEST_CASE("CUBIN for sm_90: ptxas accepts every path and reports resources") {
   if (!NvrtcCompiler::supports(90)) {
     MESSAGE("SKIPPED: NVRTC " << NvrtcCompiler::version() << " has no sm_90");

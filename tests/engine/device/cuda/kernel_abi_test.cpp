@@ -41,3 +41,11 @@ TEST_CASE("pchase and phases tables match their host mirrors") {
                {"DISSECT_ELEM_U64", "0"}, {"DISSECT_CLOCK64", "0"}, {"DISSECT_USES_CONST", "0"}};
   CHECK_NOTHROW(NvrtcCompiler::compile(instantiate(p, loader).source + ph, "abi-phases", arch, false));
 }
+
+TEST_CASE("the batched fill's descriptor matches its host mirror") {
+  const TemplateLoader loader(DISSECT_SOURCE_DIR "/kernels_templates");
+  const int arch = NvrtcCompiler::supported_archs().back();
+  const std::string checks = size_line("dissect_fill_desc", sizeof(abi::FillDesc));
+  CHECK_NOTHROW(NvrtcCompiler::compile(instantiate(scatter_kernel_params(), loader).source + checks, "abi-fill", arch,
+                                       false));
+}
