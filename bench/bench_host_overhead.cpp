@@ -19,6 +19,10 @@
 //   run_spec, S / 1      a whole run_spec with a device that hands over ready-made traces in one batch:
 //                        what a run costs on the host apart from the device (making the traces is
 //                        timed inside the device and left out)
+//   instantiate / cache hit   what the CUDA device does on the host before cuModuleLoadData, for the
+//                        sweep's kernel and for the helper module (scatter.cuh): reading the template
+//                        (instantiate) and a warm compile-cache lookup (hash of the source + reading the
+//                        entry), with and without the PTX and log that only the bundle needs
 #include <algorithm>
 #include <chrono>
 #include <cstdio>
@@ -32,6 +36,10 @@
 #include <vector>
 
 #include "engine/bundle/bundle.hpp"
+#include "engine/codegen/codegen.hpp"
+#include "engine/codegen/compile_cache.hpp"
+#include "engine/codegen/content_hash.hpp"
+#include "engine/codegen/kernel_params.hpp"
 #include "engine/run/runner.hpp"
 #include "engine/spec/spec.hpp"
 
@@ -234,6 +242,27 @@ int main(int argc, char** argv) {
       const RunOutcome r = run_spec(range, dev, ro, stop);
       return r.wall_ms - dev.make_ms;
     }, "wall_ms less the device making its traces");
+  }
+
+  // The CUDA device's host work per kernel before cuModuleLoadData (warm cache: the
+  // first lookup compiles with NVRTC and fills a private cache).
+  {
+    const TemplateLoader loader;
+    const CompileCache cache((dir / "kernel-cache").string());
+    const auto archs = NvrtcCompiler::supported_archs();
+    const int arch = std::find(archs.begin(), archs.end(), 90) != archs.end() ? 90 : archs.back();
+    for (const auto& [label, params] : {std::pair{std::string("sweep kernel"), kernel_params(pts.front().experiment)},
+                                        std::pair{std::string("helper"), scatter_kernel_params()}}) {
+      const GeneratedKernel g = instantiate(params, loader);
+      (void)compile_cached(g, arch, cache);  // fills the cache
+      bench("instantiate (" + label + ")", [&] { return timed([&] { (void)instantiate(params, loader); }); },
+            std::to_string(g.source.size()) + " B of source, " + std::to_string(g.template_files.size()) + " file(s)");
+      bench("hash (" + label + ")", [&] { return timed([&] { (void)CompileCache::key(g.source, arch, true); }); });
+      bench("cache hit (" + label + ")", [&] { return timed([&] { (void)compile_cached(g, arch, cache); }); },
+            "key + cubin, json, ptx, log");
+      bench("cache hit, no text (" + label + ")",
+            [&] { return timed([&] { (void)compile_cached(g, arch, cache, true, false); }); }, "key + cubin, json");
+    }
   }
 
   std::error_code ec;

@@ -37,14 +37,13 @@ std::string CompileCache::key(const std::string& source, int arch, bool cubin) {
   return h.hex();
 }
 
-std::optional<CompiledKernel> CompileCache::find(const std::string& key) const {
+std::optional<CompiledKernel> CompileCache::find(const std::string& key, bool with_text) const {
   if (!enabled_) return std::nullopt;
   const fs::path base = fs::path(dir_) / key;
   auto cubin = read_if_exists(base.string() + ".cubin");  // written last: its presence means complete
   if (!cubin) return std::nullopt;
   auto meta_text = read_if_exists(base.string() + ".json");
-  auto ptx = read_if_exists(base.string() + ".ptx");
-  if (!meta_text || !ptx) return std::nullopt;
+  if (!meta_text) return std::nullopt;
   CompiledKernel k;
   try {
     const auto meta = nlohmann::json::parse(*meta_text);
@@ -53,11 +52,22 @@ std::optional<CompiledKernel> CompileCache::find(const std::string& key) const {
     return std::nullopt;
   }
   k.cubin = std::move(*cubin);
-  k.ptx = std::move(*ptx);
-  k.log = read_if_exists(base.string() + ".log").value_or("");
   k.cache_key = key;
   k.from_cache = true;
+  k.text_pending = true;
+  if (with_text && !load_text(k)) return std::nullopt;
   return k;
+}
+
+bool CompileCache::load_text(CompiledKernel& k) const {
+  if (!k.text_pending) return true;
+  const std::string base = (fs::path(dir_) / k.cache_key).string();
+  auto ptx = read_if_exists(base + ".ptx");
+  if (!ptx) return false;
+  k.ptx = std::move(*ptx);
+  k.log = read_if_exists(base + ".log").value_or("");
+  k.text_pending = false;
+  return true;
 }
 
 bool CompileCache::store(const std::string& key, const CompiledKernel& k) const {
@@ -95,17 +105,22 @@ bool CompileCache::store_sass(const std::string& key, const std::string& sass) c
   }
 }
 
-CompiledKernel compile_cached(const GeneratedKernel& kernel, int arch, const CompileCache& cache, bool cubin) {
+std::optional<CompiledKernel> lookup_cached(const GeneratedKernel& kernel, int arch, const CompileCache& cache,
+                                            bool cubin, bool with_text) {
   const auto t0 = std::chrono::steady_clock::now();
-  const std::string key = CompileCache::key(kernel.source, arch, cubin);
-  if (auto hit = cache.find(key)) {
-    if (!cubin) hit->cubin.clear();
-    hit->compile_ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
-    return *hit;
-  }
+  auto hit = cache.find(CompileCache::key(kernel.source, arch, cubin), with_text);
+  if (!hit) return std::nullopt;
+  if (!cubin) hit->cubin.clear();
+  hit->compile_ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
+  return hit;
+}
+
+CompiledKernel compile_cached(const GeneratedKernel& kernel, int arch, const CompileCache& cache, bool cubin,
+                              bool with_text) {
+  if (auto hit = lookup_cached(kernel, arch, cache, cubin, with_text)) return std::move(*hit);
   CompiledKernel k = NvrtcCompiler::compile(kernel.source, kernel.name(), arch, cubin);
-  k.cache_key = key;
-  cache.store(key, k);
+  k.cache_key = CompileCache::key(kernel.source, arch, cubin);
+  cache.store(k.cache_key, k);
   return k;
 }
 

@@ -18,7 +18,11 @@ class CompileCache {
   // `dir` empty: cache_dir() + "/kernels". DISSECT_NO_CACHE=1 disables the cache.
   explicit CompileCache(std::string dir = "");
   [[nodiscard]] static std::string key(const std::string& source, int arch, bool cubin);
-  [[nodiscard]] std::optional<CompiledKernel> find(const std::string& key) const;
+  // `with_text` false: the PTX and the log stay unread (text_pending), which a run only
+  // needs for the bundle's kernel artifacts, written while the kernel runs: two file
+  // reads fewer before the first launch. load_text reads them; false when it cannot.
+  [[nodiscard]] std::optional<CompiledKernel> find(const std::string& key, bool with_text = true) const;
+  bool load_text(CompiledKernel& k) const;
   // Returns false when the entry could not be written.
   bool store(const std::string& key, const CompiledKernel& k) const;
   // Disassembly kept next to an entry (computed once per kernel).
@@ -33,7 +37,12 @@ class CompileCache {
 };
 
 // Compiles through the cache: a hit returns the stored CUBIN/PTX/log with
-// from_cache set and compile_ms = the lookup time.
-CompiledKernel compile_cached(const GeneratedKernel& kernel, int arch, const CompileCache& cache, bool cubin = true);
+// from_cache set and compile_ms = the lookup time (with_text false: PTX and log
+// left for CompileCache::load_text).
+CompiledKernel compile_cached(const GeneratedKernel& kernel, int arch, const CompileCache& cache, bool cubin = true,
+                              bool with_text = true);
+// A cache hit only (no NVRTC): std::nullopt when the kernel is not cached.
+std::optional<CompiledKernel> lookup_cached(const GeneratedKernel& kernel, int arch, const CompileCache& cache,
+                                            bool cubin = true, bool with_text = true);
 
 }  // namespace dissect

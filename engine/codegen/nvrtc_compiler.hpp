@@ -15,6 +15,9 @@ struct CompiledKernel {
   std::string cache_key;  // set by the compile cache
   double compile_ms = 0;  // NVRTC time, or the cache lookup time when from_cache
   bool from_cache = false;
+  // From the cache without its PTX and log (CompileCache::find with_text = false):
+  // CompileCache::load_text reads them when they are needed.
+  bool text_pending = false;
 };
 
 class NvrtcCompiler {

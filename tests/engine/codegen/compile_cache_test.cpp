@@ -72,3 +72,35 @@ TEST_CASE("concurrent compiles of one kernel leave one valid entry") {
     if (f.path().filename().string().find(".tmp") != std::string::npos) ++tmp;
   CHECK(tmp == 0);
 }
+
+TEST_CASE("a lookup without text reads the CUBIN only; load_text adds the PTX and the log") {
+  test::TempDir dir;
+  const CompileCache cache(dir.path());
+  const GeneratedKernel g = small_kernel();
+  const CompiledKernel full = compile_cached(g, arch(), cache);
+  CHECK_FALSE(full.text_pending);
+  CompiledKernel copy = full;
+  CHECK(cache.load_text(copy));  // nothing pending: nothing read
+  CHECK(copy.ptx == full.ptx);
+
+  CompiledKernel k = compile_cached(g, arch(), cache, true, false);
+  CHECK(k.from_cache);
+  CHECK(k.text_pending);
+  CHECK(k.cubin == full.cubin);
+  CHECK(k.arch == full.arch);
+  CHECK(k.ptx.empty());
+  REQUIRE(cache.load_text(k));
+  CHECK_FALSE(k.text_pending);
+  CHECK(k.ptx == full.ptx);
+  CHECK(k.log == full.log);
+
+  // The PTX gone between the lookup and the report: load_text says so.
+  const auto partial = lookup_cached(g, arch(), cache, true, false);
+  REQUIRE(partial.has_value());
+  std::filesystem::remove(dir.file(full.cache_key + ".ptx"));
+  CompiledKernel p = *partial;
+  CHECK_FALSE(cache.load_text(p));
+  CHECK(p.text_pending);
+  // ... and a lookup that wants the text is a miss.
+  CHECK_FALSE(lookup_cached(g, arch(), cache).has_value());
+}
