@@ -31,6 +31,7 @@ constexpr std::uint64_t kArrayAlignMin = 64ull << 10;
 constexpr std::uint64_t kConstAlign = 256;         // arrays in the constant bank
 constexpr std::uint32_t kSampleBufferBytes = 6 * 1024;  // shared-memory sample buffer per block
 constexpr std::uint32_t kPoison = 0xffffffffu;
+constexpr const char* kFillEntry = "dissect_fill_sequential_batch";  // scatter.cuh
 
 const char* const kNoGpuHint =
     "; to run without a GPU use a simulated one: --device sim:<profile> (see 'dissect list devices')";
@@ -190,9 +191,23 @@ CudaDevice::CudaDevice(int ordinal) : drv_(CudaDriver::get()), ordinal_(ordinal)
     throw RunError(std::string(name) + " is sm_" + std::to_string(arch()) + ", which NVRTC " +
                    NvrtcCompiler::version() + " cannot compile for");
   description_ = d;
+
+  prefetch_key_ = scatter_kernel_params().canonical();
+  prefetch_ = std::async(std::launch::async, [this] {
+    DISSECT_CU(drv_, cuCtxSetCurrent(ctx_));  // the context is current per thread
+    std::unique_ptr<Kernel> k = load_kernel(scatter_kernel_params());
+    // Also here: with lazy module loading, getting a function loads its code.
+    if (const CUresult r = drv_.cuModuleGetFunction(&k->fill, k->module, kFillEntry); r != CUDA_SUCCESS) {
+      drv_.cuModuleUnload(k->module);
+      drv_.check(r, "cuModuleGetFunction(dissect_fill_sequential_batch)");
+    }
+    return k;
+  });
 }
 
 CudaDevice::~CudaDevice() {
+  if (std::unique_ptr<Kernel> k = take_prefetched(prefetch_key_); k && k->module != nullptr)
+    drv_.cuModuleUnload(k->module);
   for (auto& [key, k] : kernels_)
     if (k->module != nullptr) drv_.cuModuleUnload(k->module);
   kernels_.clear();
@@ -214,21 +229,45 @@ double CudaDevice::current_sm_clock_khz() const {
 // Kernels: generate, compile (cached), load
 // ---------------------------------------------------------------------------
 
+std::unique_ptr<CudaDevice::Kernel> CudaDevice::load_kernel(const KernelParams& params) const {
+  auto k = std::make_unique<Kernel>();
+  k->gen = instantiate(params, templates_);
+  // The PTX and the log are only for the bundle: read while the kernel runs (report_kernel).
+  k->bin = compile_cached(k->gen, arch(), cache_, true, false);
+  struct Unload {  // a module whose function cannot be found is not kept
+    const CudaDriver& d;
+    CUmodule* m;
+    ~Unload() {
+      if (m != nullptr && *m != nullptr) d.cuModuleUnload(*m);
+    }
+  } unload{drv_, &k->module};
+  DISSECT_CU(drv_, cuModuleLoadData(&k->module, k->bin.cubin.data()));
+  DISSECT_CU(drv_, cuModuleGetFunction(&k->fn, k->module, params.entry.c_str()));
+  int v = 0;
+  DISSECT_CU(drv_, cuFuncGetAttribute(&v, CU_FUNC_ATTRIBUTE_SHARED_SIZE_BYTES, k->fn));
+  k->static_shared = static_cast<std::uint32_t>(v);
+  DISSECT_CU(drv_, cuFuncGetAttribute(&k->registers, CU_FUNC_ATTRIBUTE_NUM_REGS, k->fn));
+  unload.m = nullptr;
+  return k;
+}
+
+std::unique_ptr<CudaDevice::Kernel> CudaDevice::take_prefetched(const std::string& key) {
+  if (!prefetch_.valid() || key != prefetch_key_) return nullptr;
+  try {
+    return prefetch_.get();
+  } catch (const std::exception&) {
+    return nullptr;  // built again by the caller, whose error names the run and the point
+  }
+}
+
 CudaDevice::Kernel& CudaDevice::kernel(const KernelParams& params, RunTimings& timings, RunSink* sink) {
   const std::string key = params.canonical();
   auto it = kernels_.find(key);
   if (it == kernels_.end()) {
     const auto t0 = std::chrono::steady_clock::now();
-    auto k = std::make_unique<Kernel>();
-    k->gen = instantiate(params, templates_);
-    k->bin = compile_cached(k->gen, arch(), cache_);
+    std::unique_ptr<Kernel> k = take_prefetched(key);  // waits for the worker if it is still at it
+    if (!k) k = load_kernel(params);
     timings.compile_ms += k->bin.compile_ms;
-    DISSECT_CU(drv_, cuModuleLoadData(&k->module, k->bin.cubin.data()));
-    DISSECT_CU(drv_, cuModuleGetFunction(&k->fn, k->module, params.entry.c_str()));
-    int v = 0;
-    DISSECT_CU(drv_, cuFuncGetAttribute(&v, CU_FUNC_ATTRIBUTE_SHARED_SIZE_BYTES, k->fn));
-    k->static_shared = static_cast<std::uint32_t>(v);
-    DISSECT_CU(drv_, cuFuncGetAttribute(&k->registers, CU_FUNC_ATTRIBUTE_NUM_REGS, k->fn));
     it = kernels_.emplace(key, std::move(k)).first;
     prof_.kernel_ms += ms_since(t0);
   }
@@ -239,6 +278,8 @@ CudaDevice::Kernel& CudaDevice::kernel(const KernelParams& params, RunTimings& t
 
 void CudaDevice::report_kernel(Kernel& k, RunSink& sink) {
   KernelArtifact a;
+  // PTX and log of a cached kernel are read now, while a kernel runs (kernel()).
+  const bool text = cache_.load_text(k.bin);
   a.name = k.gen.name() + "-" + k.bin.arch;
   a.source = k.gen.source;
   a.ptx = k.bin.ptx;
@@ -256,6 +297,7 @@ void CudaDevice::report_kernel(Kernel& k, RunSink& sink) {
   meta["nvrtc_options"] = NvrtcCompiler::options(arch(), true);
   meta["cache_key"] = k.bin.cache_key;
   meta["from_cache"] = k.bin.from_cache;
+  if (!text) meta["ptx"] = "not available: the compile-cache entry lost its PTX after the lookup";
   meta["compile_ms"] = k.bin.compile_ms;
   meta["registers"] = k.registers;
   meta["static_shared_bytes"] = k.static_shared;
@@ -446,9 +488,9 @@ void start_points(const RunRequest& req, const LaunchGroup& group, std::vector<P
 // ---------------------------------------------------------------------------
 
 std::pair<CUfunction, CUfunction> CudaDevice::helper_functions(RunTimings& timings) {
-  Kernel& h = kernel(scatter_kernel_params(), timings, nullptr);
-  if (fill_fn_ == nullptr) DISSECT_CU(drv_, cuModuleGetFunction(&fill_fn_, h.module, "dissect_fill_sequential_batch"));
-  return {h.fn, fill_fn_};
+  Kernel& h = kernel(scatter_kernel_params(), timings, nullptr);  // prepared by the prefetch, as a rule
+  if (h.fill == nullptr) DISSECT_CU(drv_, cuModuleGetFunction(&h.fill, h.module, kFillEntry));
+  return {h.fn, h.fill};
 }
 
 RunTimings CudaDevice::run(const RunRequest& req, RunSink& sink) {

@@ -5,6 +5,7 @@
 // carveout per kernel, per-SM packing of sweep points, and the device
 // description for the bundle.
 #include <functional>
+#include <future>
 #include <map>
 #include <memory>
 #include <nlohmann/json.hpp>
@@ -46,6 +47,7 @@ class CudaDevice final : public Device {
     CompiledKernel bin;
     CUmodule module = nullptr;
     CUfunction fn = nullptr;
+    CUfunction fill = nullptr;  // the helper module's second kernel, dissect_fill_sequential_batch
     std::uint32_t static_shared = 0;
     int registers = 0;
   };
@@ -56,6 +58,12 @@ class CudaDevice final : public Device {
   };
 
   Kernel& kernel(const KernelParams& params, RunTimings& timings, RunSink* sink);
+  // Instantiates, compiles (cached; PTX and log read later, by report_kernel) and loads
+  // a kernel. Uses only members that do not change after the constructor, so the
+  // helper prefetch calls it on a worker thread.
+  [[nodiscard]] std::unique_ptr<Kernel> load_kernel(const KernelParams& params) const;
+  // The kernel the prefetch prepared when `key` is the one it prepares, else null.
+  std::unique_ptr<Kernel> take_prefetched(const std::string& key);
   // The helper kernels (scatter, fill_sequential_batch) that write arrays on the device.
   std::pair<CUfunction, CUfunction> helper_functions(RunTimings& timings);
   void report_kernel(Kernel& k, RunSink& sink);
@@ -96,8 +104,14 @@ class CudaDevice final : public Device {
       flush_{"the L2 flush buffer"};
   std::uint64_t l2_bytes_ = 0;
   CUevent ev0_ = nullptr, ev1_ = nullptr;
-  CUfunction fill_fn_ = nullptr;
   Profile prof_;
+  // The helper module (scatter.cuh), which nearly every run needs, is looked up in the
+  // compile cache and loaded on a worker thread from the end of the constructor on:
+  // that overlaps opening the bundle, the run's own kernel and its host preparation
+  // instead of adding a second lookup and cuModuleLoadData before the first launch.
+  // kernel() takes it over (take_prefetched). Declared last: destroyed (joined) first.
+  std::string prefetch_key_;
+  std::future<std::unique_ptr<Kernel>> prefetch_;
 };
 
 // The `cuda` device family for the registry: selectors that are all digits.
