@@ -323,12 +323,31 @@ SmemPlan CudaDevice::apply_smem(Kernel& k, const Experiment& e, std::uint32_t ne
   // split, so per-SM and one-at-a-time results are comparable.
   const bool exclusive = is_sm_private(e.target) && e.carveout >= 0;
   SmemPlan plan = plan_shared_memory(smem_, e.carveout, needed, k.static_shared, exclusive);
-  DISSECT_CU(drv_, cuFuncSetAttribute(k.fn, CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES,
-                                      static_cast<int>(plan.dynamic_bytes)));
-  // Always set (a kernel object serves several specs): -1 is "no preference".
-  DISSECT_CU(drv_, cuFuncSetAttribute(k.fn, CU_FUNC_ATTRIBUTE_PREFERRED_SHARED_MEMORY_CARVEOUT,
-                                      e.carveout < 0 ? -1 : e.carveout));
+  // Set whenever the value differs from what the function has (a kernel object serves
+  // several specs and groups: -1 is "no preference"); a sweep's groups mostly repeat it.
+  const int dynamic = static_cast<int>(plan.dynamic_bytes), carveout = e.carveout < 0 ? -1 : e.carveout;
+  if (k.max_dynamic_set != dynamic) {
+    DISSECT_CU(drv_, cuFuncSetAttribute(k.fn, CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES, dynamic));
+    k.max_dynamic_set = dynamic;
+  }
+  if (k.carveout_set != carveout) {
+    DISSECT_CU(drv_, cuFuncSetAttribute(k.fn, CU_FUNC_ATTRIBUTE_PREFERRED_SHARED_MEMORY_CARVEOUT, carveout));
+    k.carveout_set = carveout;
+  }
   return plan;
+}
+
+int CudaDevice::occupancy_of(Kernel& k, std::uint32_t threads, std::uint32_t dynamic_bytes) {
+  // Depends on the function's attributes too (the carveout): part of the key.
+  const auto key = std::make_tuple(threads, dynamic_bytes, k.carveout_set.value_or(-2));
+  auto it = k.occupancy.find(key);
+  if (it == k.occupancy.end()) {
+    int blocks = 0;
+    DISSECT_CU(drv_, cuOccupancyMaxActiveBlocksPerMultiprocessor(&blocks, k.fn, static_cast<int>(threads),
+                                                                 dynamic_bytes));
+    it = k.occupancy.emplace(key, blocks).first;
+  }
+  return it->second;
 }
 
 void CudaDevice::report_pending_kernels() noexcept {
@@ -658,9 +677,7 @@ void CudaDevice::run_pchase(const RunRequest& req, const LaunchGroup& group, Ker
   const CUdeviceptr misc = misc_.ensure(misc_bytes);
 
   const SmemPlan smem = apply_smem(k, e0, needed);
-  int occupancy = 0;
-  DISSECT_CU(drv_, cuOccupancyMaxActiveBlocksPerMultiprocessor(&occupancy, k.fn, static_cast<int>(threads),
-                                                               smem.dynamic_bytes));
+  const int occupancy = occupancy_of(k, threads, smem.dynamic_bytes);
 
   // ---- launches (one per repeat) ---------------------------------------------
   std::vector<PointTrace> traces(group.points.size());
@@ -941,9 +958,7 @@ void CudaDevice::run_phases(const RunRequest& req, const LaunchGroup& group, Ker
                       misc_bytes = ovh_at + 4ull * nblocks * abi::kOverheadReps;
   const CUdeviceptr misc = misc_.ensure(misc_bytes);
   const SmemPlan smem = apply_smem(k, e0, needed);
-  int occupancy = 0;
-  DISSECT_CU(drv_, cuOccupancyMaxActiveBlocksPerMultiprocessor(&occupancy, k.fn, static_cast<int>(threads),
-                                                               smem.dynamic_bytes));
+  const int occupancy = occupancy_of(k, threads, smem.dynamic_bytes);
 
   CUdeviceptr p_points = tab, p_arrays = tab + arrays_at, p_phases = tab + phases_at, p_lat = lat, p_idx = idx,
               p_final = misc + final_at, p_smid = misc + smid_at, p_ovh = misc + ovh_at;
@@ -1167,9 +1182,7 @@ void CudaDevice::run_simple(const RunRequest& req, const LaunchGroup& group, Ker
                       misc_bytes = ovh_at + 4ull * nblocks * abi::kOverheadReps;
   const CUdeviceptr misc = misc_.ensure(misc_bytes);
   const SmemPlan smem = apply_smem(k, e0, needed);
-  int occupancy = 0;
-  DISSECT_CU(drv_, cuOccupancyMaxActiveBlocksPerMultiprocessor(&occupancy, k.fn, static_cast<int>(threads),
-                                                               smem.dynamic_bytes));
+  const int occupancy = occupancy_of(k, threads, smem.dynamic_bytes);
   CUdeviceptr p_points = tab, p_out = out, p_final = misc + final_at, p_smid = misc + smid_at, p_ovh = misc + ovh_at;
   unsigned int rt_zero = 0;
   void* args[] = {&p_points, &p_out, &p_final, &p_smid, &p_ovh, &rt_zero};

@@ -9,8 +9,10 @@
 #include <map>
 #include <memory>
 #include <nlohmann/json.hpp>
+#include <optional>
 #include <set>
 #include <string>
+#include <tuple>
 #include <vector>
 
 #include "engine/codegen/codegen.hpp"
@@ -50,6 +52,10 @@ class CudaDevice final : public Device {
     CUfunction fill = nullptr;  // the helper module's second kernel, dissect_fill_sequential_batch
     std::uint32_t static_shared = 0;
     int registers = 0;
+    // Attribute values last set on fn (apply_smem), and occupancies already asked for
+    // (threads, dynamic shared bytes, carveout): not asked of the driver again per group.
+    std::optional<int> max_dynamic_set, carveout_set;
+    std::map<std::tuple<std::uint32_t, std::uint32_t, int>, int> occupancy;
   };
 
   // Where a run's wall time goes (printed with DISSECT_CUDA_TIMING=1).
@@ -74,6 +80,8 @@ class CudaDevice final : public Device {
   void run_simple(const RunRequest& req, const LaunchGroup& group, Kernel& k, RunTimings& timings, RunSink& sink);
   // Shared-memory plan of a launch, applied to the function.
   SmemPlan apply_smem(Kernel& k, const Experiment& e, std::uint32_t needed);
+  // Blocks per SM for a launch of k (after apply_smem).
+  int occupancy_of(Kernel& k, std::uint32_t threads, std::uint32_t dynamic_bytes);
   // One timed launch. While the kernel runs, the host writes the kernel artifacts
   // still pending (report_pending_kernels), does `meanwhile` (a group's first launch:
   // its points' notes and the sink's head start) and samples the SM clock into
