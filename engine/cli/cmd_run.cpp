@@ -142,6 +142,8 @@ int cmd_run(const Args& args, const std::vector<std::string>& full_argv) {
     if (g_stop.load()) break;
     RunOutcome r;
     try {
+      // The device may start on the first point's kernel while run_spec opens the bundle.
+      device->prepare(spec.expanded);
       r = run_spec(spec, *device, ro, g_stop);
     } catch (const RunError& e) {
       std::cerr << "dissect run: " << e.what() << "\n";

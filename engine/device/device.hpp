@@ -69,6 +69,10 @@ class Device {
   // naming the spec, the point and the failing call. Points already reported
   // stay reported.
   virtual RunTimings run(const RunRequest& request, RunSink& sink) = 0;
+  // A hint that `points` run next (dissect run gives it before it opens the run's
+  // bundle): a device may start preparing them meanwhile (the CUDA device loads the
+  // first point's kernel on a worker thread). Never throws; the run reports errors.
+  virtual void prepare(std::span<const Point> points) noexcept { (void)points; }
   // Kernel sources a dry run would compile (empty for devices without codegen).
   [[nodiscard]] virtual std::vector<KernelArtifact> preview_kernels(const Spec& spec,
                                                                     std::span<const Point> points) const {

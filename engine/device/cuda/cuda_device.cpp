@@ -9,6 +9,7 @@
 #include <cstring>
 #include <iostream>
 #include <numeric>
+#include <system_error>
 
 #include "engine/codegen/disassembler.hpp"
 #include "engine/codegen/nvrtc_compiler.hpp"
@@ -192,22 +193,13 @@ CudaDevice::CudaDevice(int ordinal) : drv_(CudaDriver::get()), ordinal_(ordinal)
                    NvrtcCompiler::version() + " cannot compile for");
   description_ = d;
 
-  prefetch_key_ = scatter_kernel_params().canonical();
-  prefetch_ = std::async(std::launch::async, [this] {
-    DISSECT_CU(drv_, cuCtxSetCurrent(ctx_));  // the context is current per thread
-    std::unique_ptr<Kernel> k = load_kernel(scatter_kernel_params());
-    // Also here: with lazy module loading, getting a function loads its code.
-    if (const CUresult r = drv_.cuModuleGetFunction(&k->fill, k->module, kFillEntry); r != CUDA_SUCCESS) {
-      drv_.cuModuleUnload(k->module);
-      drv_.check(r, "cuModuleGetFunction(dissect_fill_sequential_batch)");
-    }
-    return k;
-  });
+  prefetch(scatter_kernel_params(), kFillEntry);
 }
 
 CudaDevice::~CudaDevice() {
-  if (std::unique_ptr<Kernel> k = take_prefetched(prefetch_key_); k && k->module != nullptr)
-    drv_.cuModuleUnload(k->module);
+  while (!prefetches_.empty())
+    if (std::unique_ptr<Kernel> k = take_prefetched(prefetches_.begin()->first); k && k->module != nullptr)
+      drv_.cuModuleUnload(k->module);
   for (auto& [key, k] : kernels_)
     if (k->module != nullptr) drv_.cuModuleUnload(k->module);
   kernels_.clear();
@@ -229,7 +221,7 @@ double CudaDevice::current_sm_clock_khz() const {
 // Kernels: generate, compile (cached), load
 // ---------------------------------------------------------------------------
 
-std::unique_ptr<CudaDevice::Kernel> CudaDevice::load_kernel(const KernelParams& params) const {
+std::unique_ptr<CudaDevice::Kernel> CudaDevice::load_kernel(const KernelParams& params, const char* fill_entry) const {
   auto k = std::make_unique<Kernel>();
   k->gen = instantiate(params, templates_);
   // The PTX and the log are only for the bundle: read while the kernel runs (report_kernel).
@@ -247,16 +239,43 @@ std::unique_ptr<CudaDevice::Kernel> CudaDevice::load_kernel(const KernelParams& 
   DISSECT_CU(drv_, cuFuncGetAttribute(&v, CU_FUNC_ATTRIBUTE_SHARED_SIZE_BYTES, k->fn));
   k->static_shared = static_cast<std::uint32_t>(v);
   DISSECT_CU(drv_, cuFuncGetAttribute(&k->registers, CU_FUNC_ATTRIBUTE_NUM_REGS, k->fn));
+  // Here too: under lazy module loading, getting a function loads its code.
+  if (fill_entry != nullptr) DISSECT_CU(drv_, cuModuleGetFunction(&k->fill, k->module, fill_entry));
   unload.m = nullptr;
   return k;
 }
 
-std::unique_ptr<CudaDevice::Kernel> CudaDevice::take_prefetched(const std::string& key) {
-  if (!prefetch_.valid() || key != prefetch_key_) return nullptr;
+void CudaDevice::prefetch(const KernelParams& params, const char* fill_entry) {
+  std::string key = params.canonical();
+  if (kernels_.count(key) != 0 || prefetches_.count(key) != 0) return;
   try {
-    return prefetch_.get();
+    prefetches_.emplace(std::move(key), std::async(std::launch::async, [this, params, fill_entry] {
+                          DISSECT_CU(drv_, cuCtxSetCurrent(ctx_));  // a context is current per thread
+                          return load_kernel(params, fill_entry);
+                        }));
+  } catch (const std::system_error&) {
+    // No thread to be had: the kernel is loaded when it is needed, as without a prefetch.
+  }
+}
+
+void CudaDevice::prepare(std::span<const Point> points) noexcept {
+  if (points.empty()) return;
+  try {
+    prefetch(kernel_params(points.front().experiment));
   } catch (const std::exception&) {
-    return nullptr;  // built again by the caller, whose error names the run and the point
+    // A hint only: the run meets the same error and reports it with its context.
+  }
+}
+
+std::unique_ptr<CudaDevice::Kernel> CudaDevice::take_prefetched(const std::string& key) {
+  const auto it = prefetches_.find(key);
+  if (it == prefetches_.end()) return nullptr;
+  std::future<std::unique_ptr<Kernel>> f = std::move(it->second);
+  prefetches_.erase(it);
+  try {
+    return f.get();
+  } catch (const std::exception&) {
+    return nullptr;  // loaded again by the caller, whose error names the run and the point
   }
 }
 

@@ -38,6 +38,7 @@ class CudaDevice final : public Device {
   [[nodiscard]] nlohmann::json describe() const override;
   [[nodiscard]] std::string selector() const override { return std::to_string(ordinal_); }
   RunTimings run(const RunRequest& request, RunSink& sink) override;
+  void prepare(std::span<const Point> points) noexcept override;
   [[nodiscard]] std::vector<KernelArtifact> preview_kernels(const Spec& spec,
                                                             std::span<const Point> points) const override;
   [[nodiscard]] int arch() const { return cc_major_ * 10 + cc_minor_; }
@@ -65,10 +66,13 @@ class CudaDevice final : public Device {
 
   Kernel& kernel(const KernelParams& params, RunTimings& timings, RunSink* sink);
   // Instantiates, compiles (cached; PTX and log read later, by report_kernel) and loads
-  // a kernel. Uses only members that do not change after the constructor, so the
-  // helper prefetch calls it on a worker thread.
-  [[nodiscard]] std::unique_ptr<Kernel> load_kernel(const KernelParams& params) const;
-  // The kernel the prefetch prepared when `key` is the one it prepares, else null.
+  // a kernel, and gets `fill_entry` too when given. Uses only members that do not
+  // change after the constructor, so prefetch() calls it on a worker thread.
+  [[nodiscard]] std::unique_ptr<Kernel> load_kernel(const KernelParams& params, const char* fill_entry = nullptr) const;
+  // Starts loading a kernel on a worker thread (unless it is loaded or being loaded).
+  void prefetch(const KernelParams& params, const char* fill_entry = nullptr);
+  // The kernel a prefetch of `key` loaded (waiting for it), else null: also when the
+  // prefetch failed, so that the caller loads it again and its error has a context.
   std::unique_ptr<Kernel> take_prefetched(const std::string& key);
   // The helper kernels (scatter, fill_sequential_batch) that write arrays on the device.
   std::pair<CUfunction, CUfunction> helper_functions(RunTimings& timings);
@@ -113,13 +117,13 @@ class CudaDevice final : public Device {
   std::uint64_t l2_bytes_ = 0;
   CUevent ev0_ = nullptr, ev1_ = nullptr;
   Profile prof_;
-  // The helper module (scatter.cuh), which nearly every run needs, is looked up in the
-  // compile cache and loaded on a worker thread from the end of the constructor on:
-  // that overlaps opening the bundle, the run's own kernel and its host preparation
-  // instead of adding a second lookup and cuModuleLoadData before the first launch.
-  // kernel() takes it over (take_prefetched). Declared last: destroyed (joined) first.
-  std::string prefetch_key_;
-  std::future<std::unique_ptr<Kernel>> prefetch_;
+  // Kernels being looked up in the compile cache and loaded on worker threads, by
+  // canonical params: the helper module (scatter.cuh), which nearly every run needs,
+  // from the end of the constructor on, and the first kernel of the points given to
+  // prepare(). That overlaps opening the bundle and the host preparation of a group
+  // instead of adding lookups and cuModuleLoadData calls before the first launch.
+  // kernel() takes them over. Declared last: destroyed (joined) first.
+  std::map<std::string, std::future<std::unique_ptr<Kernel>>> prefetches_;
 };
 
 // The `cuda` device family for the registry: selectors that are all digits.
