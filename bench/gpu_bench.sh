@@ -32,6 +32,7 @@ run() {
   process wall $(( (t1 - t0) / 1000000 )) ms"
   echo "== $name (rc=$rc)"
   echo "$out" | tail -6
+  echo "$out" | grep '^dissect .*timing' > "$RUNS/$name.timing"  # the host-time breakdown, for the table
   # "  wall 123.4 ms, kernels 100.0 ms, compile 0.3 ms, 1 launches"
   echo "$out" | sed -n 's/.*wall \([0-9.]*\) ms, kernels \([0-9.]*\) ms, compile \([0-9.]*\) ms, \([0-9]*\) launches.*/\1 \2 \3 \4/p' |
     tail -1 | while read -r wall kern comp launches; do
@@ -56,10 +57,20 @@ for sweep in size stride; do
 done
 
 python3 - "$TABLE" "$RUNS" <<'PY'
-import csv, glob, os, sys
+import csv, glob, os, re, sys
 def medians(run):
     f = glob.glob(os.path.join(sys.argv[2], run, "*", "points.csv"))
     return {r["point_id"]: float(r["lat_median"]) for r in csv.DictReader(open(f[0]))} if f else {}
+def breakdown(run):
+    # DISSECT_CUDA_TIMING=1 lines of the run (information only: the targets use wall and kernels).
+    try:
+        text = open(os.path.join(sys.argv[2], run + ".timing")).read()
+    except OSError:
+        return ""
+    want = [r"compile/load ([0-9.]+)", r"host prep ([0-9.]+)", r"device setup ([0-9.]+)",
+            r"readback\+samples ([0-9.]+)", r"sink ([0-9.]+)", r"bundle open ([0-9.]+)"]
+    found = [re.search(w, text) for w in want]
+    return " / ".join(m.group(1) if m else "?" for m in found) if any(found) else ""
 rows = {}
 for line in open(sys.argv[1]):
     name, wall, kern, comp, launches = line.split()
@@ -76,6 +87,10 @@ for sweep in ("size", "stride"):
     if p:
         print(f"| {tag}: 128 points per-SM: wall / kernels / compile | {p[0]:.1f} / {p[1]:.1f} / {p[2]:.2f} ms, {p[3]} launch(es) | |")
         print(f"| {tag}: per-SM share of wall time outside kernels | {100*(p[0]-p[1])/p[0]:.1f} % | <= 20 % |")
+        b = breakdown(f"{sweep}_{it}_per_sm")
+        if b:
+            print(f"| {tag}: per-SM time outside kernels: compile/load / host prep / device setup / readback / "
+                  f"sink / bundle open | {b} ms | |")
     if s:
         print(f"| {tag}: one point at a time: wall / kernels | {s[0]:.1f} / {s[1]:.1f} ms, {s[3]} launches | |")
     if p and s:
