@@ -136,6 +136,26 @@ TEST_SUITE("gpu") {
     for (std::size_t i = 0; i < s.size(); ++i) CHECK(s[i].offset_bytes == (i * 24) % 4096);
   }
 
+  TEST_CASE("one batched fill writes every array of a per-SM launch (unequal sizes, u32 and u64)") {
+    if (!need_gpu()) return;
+    for (const char* elem : {"u32", "u64"}) {
+      const std::string elem_s = elem;
+      CAPTURE(elem_s);
+      // Sizes that are and are not multiples of the stride; the chase wraps through them.
+      const Collect c = run_spec_text(std::string("dissect: 1\nname: t\npath: cg\nelement: ") + elem +
+                                      "\narray: {size: 4 KiB, stride: 24 B}\niterations: 700\nwarmup: 0\n"
+                                      "sweep:\n  array.size: [4 KiB, 4104 B, 64 KiB, 3000 B, 24 B, 1 MiB]\n");
+      REQUIRE(c.points.size() == 6);
+      for (const auto& [p, t] : c.points) {
+        CAPTURE(p.id);
+        CHECK(t.params.at("launch") == "per_sm");
+        const std::uint64_t size = p.experiment.array.size_bytes;
+        REQUIRE(t.samples.size() == 700);
+        for (std::size_t i = 0; i < t.samples.size(); ++i) CHECK(t.samples[i].offset_bytes == (i * 24) % size);
+      }
+    }
+  }
+
   TEST_CASE("chain mode: one sample per repeat, averaged over the chain") {
     if (!need_gpu()) return;
     const Collect c = run_spec_text(
