@@ -15,9 +15,13 @@ LOG=$RUNS/runs.txt
 : > "$LOG"
 
 # one TAG BIN SPEC: one run; appends "TAG SPEC wall kernels | breakdown lines" to the log.
+# A binary with its own templates next to it (a build folder's share/dissect) runs with
+# those: two revisions' binaries may need different helper kernels (scatter.cuh).
 one() {
-  local out
-  out=$(DISSECT_CUDA_TIMING=1 "$2" run --no-analyze -q -o "$RUNS/$1" "$3" 2>&1)
+  local out tdir
+  tdir=$(dirname "$2")/share/dissect/kernels_templates
+  [ -d "$tdir" ] || tdir=$DISSECT_TEMPLATES
+  out=$(DISSECT_TEMPLATES=$tdir DISSECT_CUDA_TIMING=1 "$2" run --no-analyze -q -o "$RUNS/$1" "$3" 2>&1)
   local w k
   read -r w k < <(echo "$out" | sed -n 's/.*wall \([0-9.]*\) ms, kernels \([0-9.]*\) ms.*/\1 \2/p' | tail -1)
   echo "$1 $(basename "$3" .yaml) ${w:-nan} ${k:-nan} | $(echo "$out" | grep '^dissect' | tr '\n' ' ')" >> "$LOG"
