@@ -30,6 +30,7 @@ PlotOutput make_plot(PlotKind kind, const PlotContext& ctx) {
     case PlotKind::latency_over_stride: return plot_latency_over_stride(ctx);
     case PlotKind::bandwidth_grid: return plot_bandwidth_grid(ctx);
     case PlotKind::saavedra_grid: return plot_saavedra_grid(ctx);
+    case PlotKind::latency_over_block: return plot_latency_over_block(ctx);
   }
   PlotOutput out;
   out.skipped = "unknown plot kind";

@@ -43,5 +43,6 @@ PlotOutput plot_tlb_staircase(const PlotContext& ctx);
 PlotOutput plot_latency_over_stride(const PlotContext& ctx);
 PlotOutput plot_bandwidth_grid(const PlotContext& ctx);
 PlotOutput plot_saavedra_grid(const PlotContext& ctx);
+PlotOutput plot_latency_over_block(const PlotContext& ctx);
 
 }  // namespace dissect::report

@@ -9,6 +9,7 @@ namespace dissect::report {
 const std::vector<PlotKind>& all_plot_kinds() {
   static const std::vector<PlotKind> all{PlotKind::latency_over_size,   PlotKind::saavedra_grid,
                                          PlotKind::tlb_staircase,       PlotKind::latency_over_stride,
+                                         PlotKind::latency_over_block,
                                          PlotKind::bandwidth_grid,      PlotKind::miss_staircase,
                                          PlotKind::trace_heatmap};
   return all;
@@ -23,6 +24,7 @@ const char* to_string(PlotKind kind) {
     case PlotKind::latency_over_stride: return "latency_over_stride";
     case PlotKind::bandwidth_grid: return "bandwidth_grid";
     case PlotKind::saavedra_grid: return "saavedra_grid";
+    case PlotKind::latency_over_block: return "latency_over_block";
   }
   return "plot";
 }
@@ -36,6 +38,7 @@ const char* plot_title(PlotKind kind) {
     case PlotKind::latency_over_stride: return "Latency over stride";
     case PlotKind::bandwidth_grid: return "Bandwidth over ILP and warps";
     case PlotKind::saavedra_grid: return "Saavedra grid: latency over N for each stride";
+    case PlotKind::latency_over_block: return "Latency over block size (line by occupancy)";
   }
   return "Plot";
 }
@@ -54,12 +57,15 @@ SweepShape sweep_shape(const ExperimentData& data) {
   s.points = points.size();
   if (points.empty()) return s;
   s.kernel = points.front()->text("kernel");
-  std::set<double> sizes, strides, ilps, warps;
+  std::set<double> sizes, strides, ilps, warps, blocks;
+  s.page_random = true;
   std::map<double, std::set<double>> sizes_per_stride;
   for (const auto* p : points) {
     s.fine_grained |= p->text("timing_mode") == "per_access";
     s.tlb |= p->text("pattern") == "page_strided" || p->text("target") == "tlb";
     s.has_windows |= p->in_window && !p->window.empty();
+    s.page_random = s.page_random && p->text("pattern") == "page_random";
+    if (const double b = p->number("page_bytes"); std::isfinite(b) && b > 0) blocks.insert(b);
     const double n = p->size_bytes(), st = p->stride_bytes();
     if (!std::isnan(n)) sizes.insert(n);
     if (!std::isnan(st)) strides.insert(st);
@@ -71,6 +77,7 @@ SweepShape sweep_shape(const ExperimentData& data) {
   s.strides = strides.size();
   s.ilps = ilps.size();
   s.warps = warps.size();
+  s.blocks = blocks.size();
   std::size_t rich = 0;
   for (const auto& [st, ns] : sizes_per_stride) rich += ns.size() >= 2 ? 1 : 0;
   s.grid = rich >= 2;
@@ -105,6 +112,10 @@ std::vector<PlotChoice> select_plots(const ExperimentData& data, std::string* wh
     add(PlotKind::latency_over_size, "N varies");
   } else if (s.strides >= 2) {
     add(PlotKind::latency_over_stride, "the stride varies at a fixed N");
+  } else if (chase && s.page_random && s.blocks >= 2) {
+    // The *_line_blocks steps: N and the stride are fixed, only the block
+    // (array.page) varies; the line is read off the block axis.
+    add(PlotKind::latency_over_block, "page_random chase; the block size (page_bytes) varies at a fixed N");
   }
   if (chase && s.fine_grained && s.sizes >= 2 && !s.grid && !s.tlb)
     add(PlotKind::miss_staircase, "fine-grained timing, N varies");
@@ -116,7 +127,7 @@ std::vector<PlotChoice> select_plots(const ExperimentData& data, std::string* wh
     for (const auto& v : s.varying) varying += (varying.empty() ? "" : ", ") + v;
     *why_none = "no plot kind fits a " + (s.kernel.empty() ? std::string("?") : s.kernel) + " experiment with " +
                 std::to_string(s.points) + " point(s)" + (varying.empty() ? "" : " varying " + varying) +
-                " (plots need N, the stride, ILP or warps to vary, or fine-grained timing)";
+                " (plots need N, the stride, ILP, warps or a page_random block size to vary, or fine-grained timing)";
   }
   return out;
 }

@@ -11,6 +11,8 @@
 //                        varying; or the stride varies and N does not
 //   bandwidth_grid       throughput kernel with ILP or warps varying
 //   saavedra_grid        N and stride both vary as a grid (>= 2 strides with >= 2 sizes each)
+//   latency_over_block   the block size (page_bytes) varies at a fixed N with
+//                        pattern page_random: line size by occupancy (*_line_blocks)
 #include <string>
 #include <vector>
 
@@ -26,6 +28,7 @@ enum class PlotKind {
   latency_over_stride,
   bandwidth_grid,
   saavedra_grid,
+  latency_over_block,
 };
 
 const std::vector<PlotKind>& all_plot_kinds();
@@ -38,7 +41,9 @@ struct SweepShape {
   std::string kernel;                // of the first point ("" when unknown)
   bool fine_grained = false;         // timing_mode per_access
   bool tlb = false;                  // page_strided pattern or target tlb
+  bool page_random = false;          // every point's pattern is page_random (one access per block)
   std::size_t sizes = 0, strides = 0, ilps = 0, warps = 0;  // distinct values
+  std::size_t blocks = 0;            // distinct page_bytes (page_random's block size)
   bool grid = false;                 // >= 2 strides that each have >= 2 sizes
   bool has_windows = false;          // some point kept accesses for the heatmap
   std::vector<std::string> varying;  // parameter columns whose value differs between points

@@ -27,6 +27,7 @@ TEST_CASE("plot selection follows the sweep: what varies, the kernel, the timing
   CHECK(kinds_of(test::bank_bundle(tmp.file("bank"))) == std::vector<PlotKind>{PlotKind::latency_over_stride});
   CHECK(kinds_of(test::throughput_bundle(tmp.file("tp"))) == std::vector<PlotKind>{PlotKind::bandwidth_grid});
   CHECK(kinds_of(test::saavedra_bundle(tmp.file("sv"))) == std::vector<PlotKind>{PlotKind::saavedra_grid});
+  CHECK(kinds_of(test::line_blocks_bundle(tmp.file("lb"))) == std::vector<PlotKind>{PlotKind::latency_over_block});
 }
 
 TEST_CASE("sweep_shape counts distinct values and tells a grid from a zip") {
@@ -67,7 +68,8 @@ TEST_CASE("a single fine-grained point gets its trace; a single chain point gets
 }
 
 TEST_CASE("plot kinds have stable file stems and titles") {
-  CHECK(all_plot_kinds().size() == 7);
+  CHECK(all_plot_kinds().size() == 8);
+  CHECK(std::string(to_string(PlotKind::latency_over_block)) == "latency_over_block");
   CHECK(std::string(to_string(PlotKind::saavedra_grid)) == "saavedra_grid");
   CHECK(std::string(to_string(PlotKind::trace_heatmap)) == "trace_heatmap");
   for (auto k : all_plot_kinds()) CHECK(std::string(plot_title(k)).size() > 5);

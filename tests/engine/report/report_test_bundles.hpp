@@ -2,7 +2,8 @@
 // Hand-made bundles with a known structure for the report tests, written with
 // the real BundleWriter: a fine-grained size sweep with a latency step at
 // 16 KiB and a growing 1-in-8 miss pattern past it, a TLB staircase, a bank
-// conflict stride sweep, a throughput ILP x warps grid and a Saavedra grid.
+// conflict stride sweep, a throughput ILP x warps grid, a Saavedra grid and a
+// page_random block-size sweep (line by occupancy).
 #include <cmath>
 #include <functional>
 #include <numeric>
@@ -185,6 +186,30 @@ inline std::string saavedra_bundle(const std::string& dir) {
     return 30.0 + 270.0 * miss_share;
   };
   return write_report_bundle(dir, "saavedra_grid", pts, lat, 5);
+}
+
+// Line size by occupancy (the topology's *_line_blocks steps): a chain-timed
+// page_random chase over a fixed N = 240 KiB, one access per block of
+// b = 32 B .. 1 KiB. Blocks up to the 128 B line overflow the cache (300
+// cycles), larger ones fit (40). Three chains per point, the last 30 cycles
+// slower, so that the median (base) differs from the mean (base + 10) and the
+// p5-p95 band is visible. Points are written out of order (the plot sorts
+// them). `finding`: a line_capacity finding for findings.json, or null.
+inline std::string line_blocks_bundle(const std::string& dir, const nlohmann::json& finding = nullptr) {
+  std::vector<Experiment> pts;
+  for (std::uint64_t b : {256u, 32u, 1024u, 64u, 512u, 128u}) {
+    Experiment e = report_experiment(KernelKind::pchase, 240 * 1024, 4, TimingMode::chain);
+    e.array.pattern = Pattern::page_random;
+    e.array.page_bytes = b;
+    pts.push_back(e);
+  }
+  const LatencyFn lat = [](const Experiment& e, std::uint64_t seq) {
+    return (e.array.page_bytes <= 128 ? 300.0 : 40.0) + (seq == 2 ? 30.0 : 0.0);
+  };
+  nlohmann::json findings = nullptr;
+  if (!finding.is_null())
+    findings = {{"findings", nlohmann::json::array({finding})}, {"expectations", nlohmann::json::array()}};
+  return write_report_bundle(dir, "line_blocks", pts, lat, 3, findings);
 }
 
 }  // namespace dissect::test

@@ -28,13 +28,13 @@ bool valid_png(const std::string& path) {
 }
 
 struct Bundles {
-  std::string fine, tlb, bank, throughput, saavedra, stage1;
+  std::string fine, tlb, bank, throughput, saavedra, stage1, blocks;
 };
 
 Bundles write_all(const std::string& root) {
   return {test::fine_size_bundle(root + "/fine"), test::tlb_bundle(root + "/tlb"), test::bank_bundle(root + "/bank"),
           test::throughput_bundle(root + "/tp"), test::saavedra_bundle(root + "/sv"),
-          test::stage1_bundle(root + "/s1")};
+          test::stage1_bundle(root + "/s1"), test::line_blocks_bundle(root + "/lb")};
 }
 
 }  // namespace
@@ -49,7 +49,8 @@ TEST_CASE("a report of every kind of experiment holds every plot, rendered as va
   const Bundles b = write_all(root + "/bundles");
   ReportOptions opt;
   opt.out_dir = root + "/report";
-  const ReportResult r = write_report({b.fine, b.tlb, b.bank, b.throughput, b.saavedra, b.stage1}, opt);
+  const ReportResult r =
+      write_report({b.fine, b.tlb, b.bank, b.throughput, b.saavedra, b.stage1, b.blocks}, opt);
 
   CHECK(r.gnuplot_found);
   CHECK(r.warnings.empty());
@@ -62,8 +63,9 @@ TEST_CASE("a report of every kind of experiment holds every plot, rendered as va
   CHECK(kinds["throughput_grid"] == std::vector<PlotKind>{PlotKind::bandwidth_grid});
   CHECK(kinds["saavedra_grid"] == std::vector<PlotKind>{PlotKind::saavedra_grid});
   CHECK(kinds["stage1_single"] == std::vector<PlotKind>{PlotKind::trace_heatmap});
-  REQUIRE(r.plots.size() == 9);
-  CHECK(r.rendered() == 9);
+  CHECK(kinds["line_blocks"] == std::vector<PlotKind>{PlotKind::latency_over_block});
+  REQUIRE(r.plots.size() == 10);
+  CHECK(r.rendered() == 10);
 
   const std::string md = read_file(r.report_md);
   for (const auto& p : r.plots) {
