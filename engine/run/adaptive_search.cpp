@@ -61,6 +61,8 @@ struct Votes {
 
 // Sizes on each side of the bracket the confirming round measures again.
 constexpr std::uint64_t kConfirmSide = 2;
+// Copies of each size in a narrowing round of a device that runs many points at once.
+constexpr std::size_t kNarrowCopies = 8;
 
 // The bracket (last clean, first missing size) from every size so far, each
 // size by the majority of its points, split where the most sizes agree
@@ -170,8 +172,8 @@ AdaptiveSearchOutcome run_adaptive_search(const Spec& spec, Device& device, RunS
     std::map<std::uint64_t, Votes> share;
     Reference ref;
 
-    // Measures each size `copies` times (copies > 1: only sizes measured before,
-    // once more each, on other SMs and at other addresses).
+    // Measures each size `copies` times, on other SMs and at other addresses (with
+    // one copy, sizes measured before are left out; with more, every copy adds a vote).
     auto run_sizes = [&](std::vector<std::uint64_t> sizes, std::size_t copies = 1) {
       std::vector<Point> points;
       for (std::uint64_t n : sizes) {
@@ -229,16 +231,24 @@ AdaptiveSearchOutcome run_adaptive_search(const Spec& spec, Device& device, RunS
       continue;
     }
     if (relative) {
+      // Never finer than the stride: a size between two strides adds no access.
       const auto share_of_lo = static_cast<std::uint64_t>(res_share * static_cast<double>(lo));
       resolution = elem;
       while (resolution * 2 <= share_of_lo) resolution *= 2;
+      resolution = std::max(resolution, spec.base.array.stride_bytes);
       entry["resolution_bytes"] = resolution;
     }
-    // 2. Narrow the bracket: `width` evenly spaced sizes per round.
+    // 2. Narrow the bracket: `width` points per round, evenly spaced sizes. Where a
+    // round holds many points (one per SM), each size is measured kNarrowCopies
+    // times, on other SMs and at other addresses, and decided by the majority: near
+    // the capacity a single point may miss or not by where its array lies (the
+    // H100's L1: up to one point in three within 4 lines of its 1928), and one
+    // stray decision would steer the rest of the search.
+    const std::size_t copies = width >= 4 * kNarrowCopies ? kNarrowCopies : 1;
     while (hi - lo > resolution && !stop.load()) {
       std::vector<std::uint64_t> round;
       const std::uint64_t gap = hi - lo;
-      const std::uint64_t parts = std::min<std::uint64_t>(width + 1, gap / resolution);
+      const std::uint64_t parts = std::min<std::uint64_t>(width / copies + 1, gap / resolution);
       for (std::uint64_t k = 1; k < parts; ++k) {
         const std::uint64_t n = snap(lo + gap * k / parts);
         if (n > lo && n < hi) round.push_back(n);
@@ -247,7 +257,7 @@ AdaptiveSearchOutcome run_adaptive_search(const Spec& spec, Device& device, RunS
       std::sort(round.begin(), round.end());
       round.erase(std::unique(round.begin(), round.end()), round.end());
       const std::size_t known_before = share.size();
-      run_sizes(round);
+      run_sizes(round, copies);
       if (share.size() == known_before) break;  // interrupted, or nothing new to measure
       // The bracket from every point so far, not from the first miss of this
       // round: near a soft knee (random replacement, capacity that differs
@@ -278,11 +288,11 @@ AdaptiveSearchOutcome run_adaptive_search(const Spec& spec, Device& device, RunS
       for (std::uint64_t k = 1; k <= kConfirmSide; ++k)
         if (hi + k * resolution <= to) around.push_back(hi + k * resolution);
       // One launch's worth on a per-SM device; two more of each where points run one at a time.
-      const std::size_t copies = std::max<std::size_t>(2, width / around.size());
-      run_sizes(around, copies);
+      const std::size_t confirm_copies = std::max<std::size_t>(2, width / around.size());
+      run_sizes(around, confirm_copies);
       const std::uint64_t lo0 = lo, hi0 = hi;
       if (split_bracket(share, lo, hi)) {
-        entry["confirmed_copies"] = copies;
+        entry["confirmed_copies"] = confirm_copies;
         if (lo != lo0 || hi != hi0) entry["bracket_before_confirming_bytes"] = {lo0, hi0};
       }
     }
