@@ -249,9 +249,12 @@ namespace dissect::stats {
 
 bool add_slow_level(LevelModel& model, int hit, const std::vector<double>& latencies, double min_share,
                     double ratio) {
-  if (hit < 0 || static_cast<std::size_t>(hit) + 1 != model.levels.size()) return false;
-  const Level& h = model.levels.back();
-  const double cut = std::max(h.fence_hi, ratio * h.median);
+  if (hit < 0 || static_cast<std::size_t>(hit) >= model.levels.size()) return false;
+  // Levels above the hit level but within `ratio` of it are hits too (the L2's far
+  // partition); a level beyond that is a slow level already.
+  const double bar = ratio * model.levels[static_cast<std::size_t>(hit)].median;
+  if (model.levels.back().median >= bar) return false;
+  const double cut = std::max(model.levels.back().fence_hi, bar);
   std::vector<double> slow;
   for (double v : latencies)
     if (std::isfinite(v) && v > cut) slow.push_back(v);

@@ -58,13 +58,15 @@ struct LevelModel {
 
 LevelModel cluster_levels(const std::vector<double>& latencies, const LevelOptions& options = {});
 
-// When `hit` is the slowest level: gathers the samples clearly slower than it
-// (above its upper fence and above ratio x its median), which clustering left
-// as outliers because they are too few or too scattered to make a level of
-// their own (a cold chase's 32 misses spread over the L2's near and far
-// latencies), into one open-ended level above it. False (model unchanged)
-// when `hit` is not the slowest level or fewer than `min_share` of the samples
-// (and at least 3) qualify: a stray outlier here and there is no level.
+// When no level is slower than ratio x the hit level's median (the levels above
+// `hit`, if any, are hits too: the L2's near and far partitions): gathers the
+// samples above that bar and above the slowest level's upper fence, which
+// clustering left as outliers because they are too few or too scattered to
+// make a level of their own (a cold chase's misses spread over the L2's near
+// and far latencies, or over DRAM's), into one open-ended level above the
+// rest. False (model unchanged) when a slow level exists already or fewer
+// than `min_share` of the samples (and at least 3) qualify: a stray outlier
+// here and there is no level.
 bool add_slow_level(LevelModel& model, int hit, const std::vector<double>& latencies, double min_share,
                     double ratio = 1.25);
 

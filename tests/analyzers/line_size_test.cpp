@@ -113,3 +113,30 @@ TEST_CASE("line_size: a cold chase whose few misses spread over the L2's near an
   INFO(f.to_json().dump());
   CHECK(f.details["fetch_bytes"] == 32);
 }
+
+TEST_CASE("line_size: a cold L2 chase: near and far hits are two levels, the scattered DRAM misses still count") {
+  // 64 KiB, s = 4 B, no warm-up, 512 loads with ld.global.cg on the H100: every
+  // 16th load (64 B) misses to DRAM, 430-700 cycles; the hits split into the
+  // near (~280) and far (~301) L2 partitions, two levels within 1.25 x each other.
+  TraceSet t;
+  PointTrace p;
+  p.point_id = 0;
+  p.params = {{"size_bytes", "65536"}, {"stride_bytes", "4"}, {"kernel", "pchase"}};
+  p.accesses_per_pass = 16384;
+  std::uint64_t state = 11;
+  auto draw = [&state](std::uint64_t m) {
+    state = state * 6364136223846793005ULL + 1442695040888963407ULL;
+    return (state >> 33) % m;
+  };
+  for (std::uint64_t i = 0; i < 512; ++i) {
+    double lat = 0;
+    if (i % 16 == 0) lat = 430.0 + static_cast<double>(draw(270));
+    else if ((i / 16) % 2 == 0) lat = 276.0 + static_cast<double>(draw(9));
+    else lat = 291.0 + static_cast<double>(draw(20));
+    p.samples.push_back({0, i, 4 * i, lat, 3, 0});
+  }
+  t.points.push_back(p);
+  const Finding f = test::analyze(t, "line_size");
+  INFO(f.to_json().dump());
+  CHECK(f.details["fetch_bytes"] == 64);
+}
