@@ -91,3 +91,24 @@ TEST_CASE("line_capacity: an array that fits, or a line beyond the largest block
   f = test::analyze(TraceSet{}, "line_capacity");
   CHECK(f.value.is_null());
 }
+
+TEST_CASE("line_capacity: chain averages of a sectored L2 whose blocks under the line overflow more (H100)") {
+  // The H100's L2 from one SM at N = 26240 KiB (session 4): 64 B blocks average
+  // 42.7 % above the fastest block size, 128 B blocks 29.6 %, 256 B and up fit.
+  TraceSet t;
+  const std::vector<std::pair<std::uint64_t, double>> averages{
+      {64, 1.427 * 290}, {128, 1.296 * 290}, {256, 290.0}, {512, 290.2}, {1024, 290.1}, {2048, 290.0}};
+  for (const auto& [b, avg] : averages) {
+    PointTrace p;
+    p.point_id = t.points.size();
+    p.params = {{"kernel", "pchase"},         {"pattern", "page_random"},         {"size_bytes", "26869760"},
+                {"stride_bytes", "64"},       {"page_bytes", std::to_string(b)}, {"timing_mode", "chain"}};
+    for (std::uint64_t k = 0; k < 3; ++k) p.samples.push_back({0, k, 0, avg + 0.1 * static_cast<double>(k), 3, 0});
+    t.points.push_back(std::move(p));
+  }
+  const Finding f = test::analyze(t, "line_capacity");
+  INFO(f.to_json().dump());
+  CHECK(f.value == 128);
+  CHECK(f.details["fetch_bytes"] == 64);
+  CHECK(f.confidence > 0.9);  // 128 B overflows, 256 B fits: nothing against 128 B lines
+}
