@@ -142,7 +142,7 @@ TEST_SUITE("gpu") {
       const std::string elem_s = elem;
       CAPTURE(elem_s);
       // Sizes that are and are not multiples of the stride; the chase wraps through them.
-      const Collect c = run_spec_text(std::string("dissect: 1\nname: t\npath: cg\nelement: ") + elem +
+      const Collect c = run_spec_text(std::string("dissect: 1\nname: t\npath: ca\nelement: ") + elem +
                                       "\narray: {size: 4 KiB, stride: 24 B}\niterations: 700\nwarmup: 0\n"
                                       "sweep:\n  array.size: [4 KiB, 4104 B, 64 KiB, 3000 B, 24 B, 1 MiB]\n");
       REQUIRE(c.points.size() == 6);
