@@ -12,13 +12,16 @@
 // row that commits them. A killed run leaves a readable bundle of the points
 // whose points.csv row was written; the reader ignores trace rows of points
 // that were never committed.
-#include <nlohmann/json.hpp>
+#include <functional>
+#include <future>
 #include <map>
 #include <memory>
 #include <span>
 #include <string>
 #include <unordered_map>
 #include <vector>
+
+#include <nlohmann/json.hpp>
 
 #include "engine/bundle/bundle_rows.hpp"
 #include "engine/device/device.hpp"
@@ -37,6 +40,17 @@ class BundleWriter {
   // Creates `dir` (which must not exist or be empty) and writes bundle.json with
   // status "running".
   BundleWriter(std::string dir, nlohmann::json header);
+  // The same, with the header made and written on a worker thread: a run's
+  // header (the spec re-emitted as YAML, the device description) costs a few
+  // tenths of a millisecond that overlap the device's setup and first launch
+  // instead of preceding them. The directory and the data files are created
+  // here; what needs the header (finish) waits for it, and a failure to make
+  // or write it is thrown there.
+  struct DeferredHeader {
+    explicit DeferredHeader(std::function<nlohmann::json()> f) : make(std::move(f)) {}
+    std::function<nlohmann::json()> make;
+  };
+  BundleWriter(std::string dir, DeferredHeader header);
   ~BundleWriter();
   BundleWriter(const BundleWriter&) = delete;
   BundleWriter& operator=(const BundleWriter&) = delete;
@@ -63,6 +77,10 @@ class BundleWriter {
   [[nodiscard]] std::size_t points_written() const { return points_written_; }
 
  private:
+  void open_files();
+  void init_header(nlohmann::json header);
+  void await_header();
+  void retain_header_fields();
   void write_header(bool durable = true);
   // Writes the batch's trace.csv rows, a chunk at a time.
   void write_samples(std::span<const std::pair<const Point*, PointTrace>> batch);
@@ -82,6 +100,7 @@ class BundleWriter {
   // chunk after chunk (no growing string per point, no fresh pages per batch).
   std::unique_ptr<char[]> chunk_;
   std::unordered_map<const Point*, PreparedRow> prepared_;  // by prepare_points, until stored
+  std::future<void> header_written_;  // the worker of the deferred-header constructor
 };
 
 struct Bundle {

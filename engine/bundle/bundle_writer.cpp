@@ -47,22 +47,41 @@ std::string fresh_bundle_dir(const std::string& parent, const std::string& name)
   }
 }
 
-BundleWriter::BundleWriter(std::string dir, nlohmann::json header) : dir_(std::move(dir)), header_(std::move(header)) {
+BundleWriter::BundleWriter(std::string dir, nlohmann::json header) : dir_(std::move(dir)) {
+  open_files();
+  init_header(std::move(header));
+}
+
+BundleWriter::BundleWriter(std::string dir, DeferredHeader header) : dir_(std::move(dir)) {
+  open_files();
+  header_written_ = std::async(std::launch::async, [this, make = std::move(header.make)] { init_header(make()); });
+}
+
+void BundleWriter::open_files() {
   std::error_code ec;
   if (fs::exists(dir_) && !fs::is_empty(dir_, ec))
     throw std::runtime_error(dir_ + ": bundle directory exists and is not empty (results are never overwritten)");
   fs::create_directories(fs::path(dir_) / "kernels", ec);
   if (ec) throw std::runtime_error(dir_ + ": cannot create bundle directory: " + ec.message());
-  header_["schema_version"] = kBundleSchemaVersion;
-  header_["status"] = "running";
-  header_["points_completed"] = 0;
-  write_header(false);  // "running": made durable by finish()
   trace_fd_ = open_append((fs::path(dir_) / "trace.csv").string());
   points_fd_ = open_append((fs::path(dir_) / "points.csv").string());
   append_all(trace_fd_, csv_row(kTraceColumns), "trace.csv");
 }
 
+void BundleWriter::init_header(nlohmann::json header) {
+  header_ = std::move(header);
+  header_["schema_version"] = kBundleSchemaVersion;
+  header_["status"] = "running";
+  header_["points_completed"] = 0;
+  write_header(false);  // "running": made durable by finish()
+}
+
+void BundleWriter::await_header() {
+  if (header_written_.valid()) header_written_.get();
+}
+
 BundleWriter::~BundleWriter() {
+  if (header_written_.valid()) header_written_.wait();  // the worker uses this object
   if (trace_fd_ >= 0) ::close(trace_fd_);
   if (points_fd_ >= 0) ::close(points_fd_);
 }
@@ -118,11 +137,16 @@ std::string BundleWriter::format_rows(std::span<const std::pair<const Point*, Po
 void BundleWriter::retain_traces(TraceSet* into) {
   retained_ = into;
   if (into == nullptr) return;
-  // The set-wide fields read_bundle takes from the bundle's directory and header.
+  // The set-wide fields read_bundle takes from the bundle's directory and header
+  // (the header's when it is there: finish() sets them again).
   into->source = dir_;
-  if (header_.contains("device") && header_["device"].contains("sm_clock_khz") &&
+  if (!header_written_.valid()) retain_header_fields();
+}
+
+void BundleWriter::retain_header_fields() {
+  if (retained_ != nullptr && header_.contains("device") && header_["device"].contains("sm_clock_khz") &&
       header_["device"]["sm_clock_khz"].is_number())
-    into->sm_clock_khz = header_["device"]["sm_clock_khz"].get<double>();
+    retained_->sm_clock_khz = header_["device"]["sm_clock_khz"].get<double>();
 }
 
 void BundleWriter::retain(PointTrace trace, std::map<std::string, std::string> row) {
@@ -162,6 +186,8 @@ void BundleWriter::add_kernel(const KernelArtifact& a) {
 }
 
 void BundleWriter::finish(const std::string& status, const nlohmann::json& extra) {
+  await_header();
+  retain_header_fields();
   header_["status"] = status;
   header_["points_completed"] = points_written_;
   header_["finished"] = utc_timestamp();

@@ -97,7 +97,9 @@ RunOutcome run_spec(const Spec& spec, Device& device, const RunOptions& options,
   out.points_total = points.size();
   const double expand_ms = ms_since(t0);
 
-  BundleWriter writer(fresh_bundle_dir(options.out_parent, spec.base.name), bundle_header(spec, device, options));
+  // The header is made and written while the device sets up (BundleWriter).
+  BundleWriter writer(fresh_bundle_dir(options.out_parent, spec.base.name),
+                      BundleWriter::DeferredHeader{[&spec, &device, &options] { return bundle_header(spec, device, options); }});
   out.bundle_dir = writer.dir();
   // The analyzers get the committed points from memory, as read_bundle would
   // return them: no reading back of a trace that can be hundreds of MB.

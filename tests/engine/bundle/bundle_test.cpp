@@ -287,3 +287,27 @@ TEST_CASE("rows prepared ahead (while the kernel runs) are stored exactly as row
   for (std::size_t i = 0; i < 3; ++i) CHECK(kept_prepared.points[i].params == kept_whole.points[i].params);
   CHECK(kept_prepared.points[1].param("axes") == "array.size=2048 B; label=needs \"quotes\", and commas");
 }
+
+TEST_CASE("a header made on a worker thread is in bundle.json; a failure to make it is thrown by finish") {
+  TempDir dir;
+  TraceSet kept;
+  {
+    BundleWriter w(dir.file("b"), BundleWriter::DeferredHeader{[] {
+                     return nlohmann::json{{"spec", {{"name", "late"}}}, {"device", {{"sm_clock_khz", 1980000}}}};
+                   }});
+    w.retain_traces(&kept);
+    w.append_point(make_point(0, 1024), make_trace(0, 4, 10));
+    w.finish("complete");
+  }
+  const Bundle b = read_bundle(dir.file("b"));
+  CHECK(b.header["status"] == "complete");
+  CHECK(b.header["spec"]["name"] == "late");
+  CHECK(b.header["schema_version"].is_number());
+  CHECK(kept.sm_clock_khz == 1980000);  // read from the header once it is there
+
+  BundleWriter failing(dir.file("c"), BundleWriter::DeferredHeader{[]() -> nlohmann::json {
+                         throw std::runtime_error("no device description");
+                       }});
+  failing.append_point(make_point(0, 1024), make_trace(0, 4, 10));  // points do not wait for the header
+  CHECK_THROWS_WITH_AS(failing.finish("complete"), "no device description", std::runtime_error);
+}
