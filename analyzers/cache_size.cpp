@@ -23,12 +23,17 @@ class CacheSizeAnalyzer final : public Analyzer {
   std::vector<AnalyzerParam> params() const override {
     return {{"alpha", "0.05", "KS test level for accepting a change point"},
             {"point_alpha", "1e-4", "per-point binomial test level for misses beyond the baseline"},
-            {"min_points", "3", "sizes a series needs to be analysed"}};
+            {"min_points", "3", "sizes a series needs to be analysed"},
+            {"min_miss_share", "0",
+             "share of its accesses a fine-grained point must miss beyond the baseline to count as missing: for "
+             "a cache whose misses start gradually (the H100's L2 seen from one SM: 0.2% at 20 MiB, 20% at 24 "
+             "MiB), the knee where misses matter; the adaptive search reads it too"}};
   }
   std::vector<Finding> analyze(const TraceSet& traces, const AnalyzerParams& params) const override {
     stats::KneeOptions o;
     o.alpha = params.number("alpha", 0.05);
     o.point_alpha = params.number("point_alpha", 1e-4);
+    o.min_miss_share = params.number("min_miss_share", 0);
     const auto min_points = static_cast<std::size_t>(params.number("min_points", 3));
     auto groups = stats::group_points(traces, "size_bytes", [](const PointTrace& p) {
       const std::string k = p.param("kernel", "pchase");

@@ -75,6 +75,7 @@ bool exceeds_baseline(std::uint64_t misses, std::uint64_t known, double p0, cons
   if (known == 0) return false;
   const double expected = static_cast<double>(known) * p0;
   if (static_cast<double>(misses) - expected < o.min_excess) return false;
+  if (static_cast<double>(misses) / static_cast<double>(known) - p0 < o.min_miss_share) return false;
   return binomial_sf(misses, known, std::max(p0, 1e-7)) < o.point_alpha;
 }
 

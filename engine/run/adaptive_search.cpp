@@ -49,6 +49,7 @@ std::uint64_t to_bytes(const SpecNode& n, std::uint64_t elem, const std::string&
 struct Reference {
   double threshold = 0;   // a sample above it is "slow"
   double slow_rate = 0;   // share of slow samples in the clean reference (noise)
+  double min_share = 0;   // share of slow samples beyond slow_rate a point needs (cache_size's min_miss_share)
   bool chain = false;     // samples are chain averages: the point's median is compared
   bool known = false;
 };
@@ -111,7 +112,23 @@ Reference reference_from(const std::vector<double>& lat, bool chain) {
 bool has_misses(const std::vector<double>& lat, const Reference& ref) {
   if (ref.chain) return !lat.empty() && summarize(lat).median > ref.threshold;
   const double expected = ref.slow_rate * static_cast<double>(lat.size());
-  return static_cast<double>(count_slow(lat, ref.threshold)) > expected + 4 * std::sqrt(expected + 1) + 2;
+  const auto slow = static_cast<double>(count_slow(lat, ref.threshold));
+  if (!lat.empty() && slow / static_cast<double>(lat.size()) - ref.slow_rate < ref.min_share) return false;
+  return slow > expected + 4 * std::sqrt(expected + 1) + 2;
+}
+
+// The cache_size analyzer's min_miss_share, if the spec sets it: the search
+// then calls a point missing by the same rule as the analysis.
+double min_miss_share_of(const Spec& spec) {
+  for (const auto& a : spec.base.analyzers) {
+    if (a.name != "cache_size") continue;
+    const auto j = nlohmann::json::parse(a.params_json, nullptr, false);
+    if (!j.is_object() || !j.contains("min_miss_share")) continue;
+    const auto& v = j["min_miss_share"];
+    if (v.is_number()) return v.get<double>();
+    if (v.is_string()) return std::strtod(v.get<std::string>().c_str(), nullptr);
+  }
+  return 0;
 }
 
 }  // namespace
@@ -195,7 +212,10 @@ AdaptiveSearchOutcome run_adaptive_search(const Spec& spec, Device& device, RunS
         auto it = sink.latencies_.find(p.id);
         if (it == sink.latencies_.end()) continue;  // interrupted before this point
         const std::uint64_t n = p.experiment.array.size_bytes;
-        if (!ref.known) ref = reference_from(it->second, spec.base.timing.mode == TimingMode::chain);
+        if (!ref.known) {
+          ref = reference_from(it->second, spec.base.timing.mode == TimingMode::chain);
+          ref.min_share = min_miss_share_of(spec);
+        }
         Votes& v = share[n];
         v.missing += has_misses(it->second, ref) ? 1 : 0;
         ++v.measured;

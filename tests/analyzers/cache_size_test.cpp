@@ -1,5 +1,7 @@
 #include <doctest/doctest.h>
 
+#include <cmath>
+
 #include "support/analysis.hpp"
 #include "support/ref_model.hpp"
 
@@ -188,4 +190,28 @@ TEST_CASE("cache_size: a second hit level close to the first (texture fetches cr
   const Finding f = test::analyze(t, "cache_size");
   INFO(f.to_json().dump());
   CHECK(f.value == 24576);
+}
+
+TEST_CASE("cache_size: min_miss_share puts a gradual knee where the misses matter") {
+  // Fine-grained points from 16 to 32 MiB: no misses up to 20 MiB, then 1 % more
+  // of the accesses miss every MiB (a hashed L2 seen from one SM).
+  TraceSet t;
+  for (std::uint64_t mib = 16; mib <= 32; ++mib) {
+    PointTrace p;
+    p.point_id = t.points.size();
+    p.params = {{"kernel", "pchase"}, {"size_bytes", std::to_string(mib << 20)}, {"stride_bytes", "64"},
+                {"timing_mode", "per_access"}};
+    const double share = mib <= 20 ? 0.0 : 0.01 * static_cast<double>(mib - 20);
+    for (std::uint64_t i = 0; i < 8192; ++i) {
+      const bool m = std::floor(static_cast<double>(i + 1) * share) > std::floor(static_cast<double>(i) * share);
+      p.samples.push_back({0, i, 64 * i, m ? 700.0 : 287.0 + static_cast<double>(i % 3), 3, 0});
+    }
+    t.points.push_back(std::move(p));
+  }
+  const Finding first = test::analyze(t, "cache_size");
+  INFO(first.to_json().dump());
+  CHECK(first.value == 20 << 20);
+  const Finding two = test::analyze(t, "cache_size", {{"min_miss_share", 0.015}});
+  INFO(two.to_json().dump());
+  CHECK(two.value == 21 << 20);  // 22 MiB is the first with 1.5 % of misses or more
 }

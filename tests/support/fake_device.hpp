@@ -3,6 +3,7 @@
 // can fail or request a stop after k points. Lets runner and bundle tests run
 // without a GPU or the simulator.
 #include <atomic>
+#include <cmath>
 #include <functional>
 #include <stdexcept>
 
@@ -19,6 +20,8 @@ class FakeDevice final : public Device {
   std::uint64_t capacity = 16 * 1024;
   // When set, decides per point whether it misses (instead of N > capacity).
   std::function<bool(const Point&)> misses;
+  // When set, the share of a point's samples that miss, spread evenly (a soft knee).
+  std::function<double(const Point&)> miss_share;
 
   nlohmann::json describe() const override { return {{"kind", "fake"}, {"name", "fake device"}}; }
   std::string selector() const override { return "fake"; }
@@ -35,9 +38,12 @@ class FakeDevice final : public Device {
       tr.discard_passes = p.experiment.discard;
       tr.timer_overhead_cycles = 10;
       const bool slow = misses ? misses(p) : p.experiment.array.size_bytes > capacity;
-      const double lat = slow ? miss : hit;
-      for (std::uint64_t i = 0; i < p.experiment.iterations; ++i)
-        tr.samples.push_back({0, i, (i * p.experiment.array.stride_bytes) % p.experiment.array.size_bytes, lat, 3, 0});
+      const double share = miss_share ? miss_share(p) : slow ? 1.0 : 0.0;
+      for (std::uint64_t i = 0; i < p.experiment.iterations; ++i) {
+        const bool m = std::floor(static_cast<double>(i + 1) * share) > std::floor(static_cast<double>(i) * share);
+        tr.samples.push_back(
+            {0, i, (i * p.experiment.array.stride_bytes) % p.experiment.array.size_bytes, m ? miss : hit, 3, 0});
+      }
       sink.point_done(p, std::move(tr));
       ++done;
       ++t.launches;

@@ -92,3 +92,35 @@ TEST_CASE("a resolution given as a share is taken of the bracket's clean end, as
   CHECK(r.log[0]["resolution_bytes"] == 8 * 1024);
   CHECK(r.log[0]["bracket_bytes"] == nlohmann::json::array({600 * 1024, 608 * 1024}));
 }
+
+TEST_CASE("a knee whose misses start gradually: the search takes cache_size's min_miss_share") {
+  // Misses from 600 KiB on, 1 % more every 100 KiB (the H100's L2 from one SM,
+  // scaled down). Without a share the first few misses make the knee; with 2 %
+  // it lies where 2 % of the accesses miss: 800 KiB.
+  const auto soft = [](const Point& p) {
+    const double n = static_cast<double>(p.experiment.array.size_bytes) / 1024;
+    return n <= 600 ? 0.0 : (n - 600) / 100 * 0.01;
+  };
+  std::string text = kSearch;
+  text.replace(text.find("iterations: 256"), 15, "iterations: 8192");
+  text.replace(text.find("resolution: 128 B"), 17, "resolution: 8 KiB");
+  for (const bool with_share : {false, true}) {
+    CAPTURE(with_share);
+    std::string t = text;
+    if (with_share) t.replace(t.find("analyzers: [cache_size]"), 23, "analyzers: [cache_size: {min_miss_share: 0.02}]");
+    const Spec spec = load_spec_text(t, "search.yaml");
+    FakeDevice dev;
+    dev.miss_share = soft;
+    NullSink sink;
+    std::atomic<bool> stop{false};
+    const AdaptiveSearchOutcome r = run_adaptive_search(spec, dev, sink, stop, 3);
+    REQUIRE(r.log.size() == 1);
+    const auto lo = r.log[0]["bracket_bytes"][0].get<std::uint64_t>() / 1024;
+    if (with_share) {
+      CHECK(lo >= 792);
+      CHECK(lo <= 800);
+    } else {
+      CHECK(lo < 640);
+    }
+  }
+}
