@@ -10,7 +10,10 @@ set -uo pipefail
 ROOT=$(cd "$(dirname "$0")/.." && pwd)
 BIN=${DISSECT:-$ROOT/.carry/dissect}
 OUT=${OUT:-/tmp/dissect-topology}
+# A fresh start: a warm device machine keeps /tmp between calls, and old step
+# bundles would sit beside the new ones (fresh names: topology_l1_size-2, ...).
 mkdir -p "$OUT"
+rm -rf "$OUT"/run[0-9] "$OUT"/*.tgz "$OUT"/walls.txt "$OUT"/table*.txt "$OUT"/stderr*.txt
 export DISSECT_SPECS=$ROOT/specs DISSECT_TEMPLATES=$ROOT/kernels_templates XDG_CACHE_HOME=$OUT/cache
 nvidia-smi --query-gpu=name,clocks.sm,clocks.max.sm,temperature.gpu,power.draw --format=csv > "$OUT/nvidia-smi.txt" 2>&1
 for i in 1 2 3; do

@@ -40,12 +40,12 @@ class BundleWriter {
   // Creates `dir` (which must not exist or be empty) and writes bundle.json with
   // status "running".
   BundleWriter(std::string dir, nlohmann::json header);
-  // The same, with the header made and written on a worker thread: a run's
-  // header (the spec re-emitted as YAML, the device description) costs a few
-  // tenths of a millisecond that overlap the device's setup and first launch
-  // instead of preceding them. The directory and the data files are created
-  // here; what needs the header (finish) waits for it, and a failure to make
-  // or write it is thrown there.
+  // The same, with the directory, the files and the header made on a worker
+  // thread: a run's header (the spec re-emitted as YAML, the device
+  // description) and the file system calls cost a few tenths of a millisecond
+  // that overlap the device's setup and first launch instead of preceding them.
+  // Only the check that `dir` is fresh is done here; what writes (storing points,
+  // kernels, finish) waits for the worker, and its failure is thrown there.
   struct DeferredHeader {
     explicit DeferredHeader(std::function<nlohmann::json()> f) : make(std::move(f)) {}
     std::function<nlohmann::json()> make;
@@ -66,7 +66,7 @@ class BundleWriter {
   void prepare_points(std::span<const Point* const> points);
   // Keeps every committed point in `into` exactly as read_bundle would return it
   // (params from the points.csv row), so a run can be analysed without reading
-  // its trace back from disk.
+  // its trace back from disk. `into` is filled by finish().
   void retain_traces(TraceSet* into);
   void add_kernel(const KernelArtifact& artifact);
   // status: complete | interrupted | failed. Extra keys are merged into bundle.json.
@@ -77,6 +77,7 @@ class BundleWriter {
   [[nodiscard]] std::size_t points_written() const { return points_written_; }
 
  private:
+  void check_fresh() const;
   void open_files();
   void init_header(nlohmann::json header);
   void await_header();
@@ -84,11 +85,12 @@ class BundleWriter {
   void write_header(bool durable = true);
   // Writes the batch's trace.csv rows, a chunk at a time.
   void write_samples(std::span<const std::pair<const Point*, PointTrace>> batch);
-  // The batch's points.csv rows (the header before the first), and with retained
-  // traces each row as column -> value.
+  // The batch's points.csv rows (the header before the first); with `rows`, where
+  // each point's row lies in the text (begin, end without the newline).
   std::string format_rows(std::span<const std::pair<const Point*, PointTrace>> batch,
-                          std::vector<std::map<std::string, std::string>>& by_column);
-  void retain(PointTrace trace, std::map<std::string, std::string> row);
+                          std::vector<std::pair<std::size_t, std::size_t>>* rows);
+  // Moves the points stored since the last call into the retained set.
+  void retain_pending();
   std::string dir_;
   nlohmann::json header_;
   int trace_fd_ = -1;
@@ -96,6 +98,7 @@ class BundleWriter {
   std::size_t points_written_ = 0;
   std::vector<std::string> points_columns_;
   TraceSet* retained_ = nullptr;
+  std::vector<std::pair<PointTrace, std::string>> unretained_;  // stored, with their row, until finish()
   // trace.csv rows on their way out: one buffer for the writer's life, reused
   // chunk after chunk (no growing string per point, no fresh pages per batch).
   std::unique_ptr<char[]> chunk_;

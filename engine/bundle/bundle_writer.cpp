@@ -53,14 +53,22 @@ BundleWriter::BundleWriter(std::string dir, nlohmann::json header) : dir_(std::m
 }
 
 BundleWriter::BundleWriter(std::string dir, DeferredHeader header) : dir_(std::move(dir)) {
-  open_files();
-  header_written_ = std::async(std::launch::async, [this, make = std::move(header.make)] { init_header(make()); });
+  check_fresh();
+  header_written_ = std::async(std::launch::async, [this, make = std::move(header.make)] {
+    open_files();
+    init_header(make());
+  });
 }
 
-void BundleWriter::open_files() {
+void BundleWriter::check_fresh() const {
   std::error_code ec;
   if (fs::exists(dir_) && !fs::is_empty(dir_, ec))
     throw std::runtime_error(dir_ + ": bundle directory exists and is not empty (results are never overwritten)");
+}
+
+void BundleWriter::open_files() {
+  check_fresh();
+  std::error_code ec;
   fs::create_directories(fs::path(dir_) / "kernels", ec);
   if (ec) throw std::runtime_error(dir_ + ": cannot create bundle directory: " + ec.message());
   trace_fd_ = open_append((fs::path(dir_) / "trace.csv").string());
@@ -112,9 +120,8 @@ void BundleWriter::prepare_points(std::span<const Point* const> points) {
 }
 
 std::string BundleWriter::format_rows(std::span<const std::pair<const Point*, PointTrace>> batch,
-                                      std::vector<std::map<std::string, std::string>>& by_column) {
+                                      std::vector<std::pair<std::size_t, std::size_t>>* rows) {
   std::string out;
-  by_column.assign(retained_ != nullptr ? batch.size() : 0, {});
   for (std::size_t i = 0; i < batch.size(); ++i) {
     const auto& [point, trace] = batch[i];
     // What was prepared ahead (prepare_points) is used once; the rest is prepared now.
@@ -129,7 +136,9 @@ std::string BundleWriter::format_rows(std::span<const std::pair<const Point*, Po
       points_columns_ = points_columns(parts);
       append_csv_row(out, points_columns_);
     }
-    append_point_row(*point, trace, parts, points_columns_, out, retained_ != nullptr ? &by_column[i] : nullptr);
+    const std::size_t begin = out.size();
+    append_point_row(*point, trace, parts, points_columns_, out, nullptr);
+    if (rows != nullptr) rows->emplace_back(begin, out.size() - 1);  // without the '\n'
   }
   return out;
 }
@@ -149,11 +158,18 @@ void BundleWriter::retain_header_fields() {
     retained_->sm_clock_khz = header_["device"]["sm_clock_khz"].get<double>();
 }
 
-void BundleWriter::retain(PointTrace trace, std::map<std::string, std::string> row) {
-  // What read_bundle makes of the row: every column is a param. The numbers
-  // were written in their shortest exact form, so they read back the same.
-  trace.params = std::move(row);
-  retained_->points.push_back(std::move(trace));
+void BundleWriter::retain_pending() {
+  // What read_bundle makes of each row: every column is a param. The numbers were
+  // written in their shortest exact form, so they read back the same.
+  if (retained_ != nullptr)
+    for (auto& [trace, row] : unretained_) {
+      const std::vector<std::string> fields = split_csv_line(row);
+      trace.params.clear();
+      for (std::size_t c = 0; c < fields.size() && c < points_columns_.size(); ++c)
+        trace.params.emplace(points_columns_[c], fields[c]);
+      retained_->points.push_back(std::move(trace));
+    }
+  unretained_.clear();
 }
 
 void BundleWriter::append_point(const Point& point, PointTrace trace) {
@@ -163,17 +179,23 @@ void BundleWriter::append_point(const Point& point, PointTrace trace) {
 }
 
 void BundleWriter::append_points(std::vector<std::pair<const Point*, PointTrace>> batch) {
+  await_header();
   // 1. the samples (in windows: a batch of fine-grained points can hold millions),
   // 2. the rows that commit them, in one write.
   write_samples(batch);
-  std::vector<std::map<std::string, std::string>> by_column;
-  append_all(points_fd_, format_rows(batch, by_column), dir_ + "/points.csv");
+  std::vector<std::pair<std::size_t, std::size_t>> rows;
+  const std::string text = format_rows(batch, retained_ != nullptr ? &rows : nullptr);
+  append_all(points_fd_, text, dir_ + "/points.csv");
   points_written_ += batch.size();
+  // The retained copy is made from the rows when the run is finished, not here:
+  // storing points is on the path of a short sweep's wall time, analysis is not.
   if (retained_ != nullptr)
-    for (std::size_t i = 0; i < batch.size(); ++i) retain(std::move(batch[i].second), std::move(by_column[i]));
+    for (std::size_t i = 0; i < batch.size(); ++i)
+      unretained_.emplace_back(std::move(batch[i].second), text.substr(rows[i].first, rows[i].second - rows[i].first));
 }
 
 void BundleWriter::add_kernel(const KernelArtifact& a) {
+  await_header();
   const fs::path k = fs::path(dir_) / "kernels";
   const std::string stem = safe_name(a.name);
   if (fs::exists(k / (stem + ".cu"))) return;  // same kernel, already kept
@@ -188,6 +210,7 @@ void BundleWriter::add_kernel(const KernelArtifact& a) {
 void BundleWriter::finish(const std::string& status, const nlohmann::json& extra) {
   await_header();
   retain_header_fields();
+  retain_pending();
   header_["status"] = status;
   header_["points_completed"] = points_written_;
   header_["finished"] = utc_timestamp();
@@ -199,6 +222,7 @@ void BundleWriter::finish(const std::string& status, const nlohmann::json& extra
 }
 
 void BundleWriter::write_findings(const nlohmann::json& findings) {
+  await_header();
   write_file_atomic((fs::path(dir_) / "findings.json").string(), findings.dump(2) + "\n");
 }
 

@@ -154,6 +154,9 @@ TEST_CASE("bundles are never overwritten") {
   std::filesystem::create_directories(dir.file("full"));
   dir.write("full/x", "data");
   CHECK_THROWS_AS(BundleWriter(dir.file("full"), {}), std::runtime_error);
+  // Opened on a worker: the check that the directory is fresh is still made at once.
+  CHECK_THROWS_AS(BundleWriter(dir.file("full"), BundleWriter::DeferredHeader([] { return nlohmann::json{}; })),
+                  std::runtime_error);
 }
 
 TEST_CASE("reading something that is not a bundle fails with the file name") {
@@ -288,7 +291,7 @@ TEST_CASE("rows prepared ahead (while the kernel runs) are stored exactly as row
   CHECK(kept_prepared.points[1].param("axes") == "array.size=2048 B; label=needs \"quotes\", and commas");
 }
 
-TEST_CASE("a header made on a worker thread is in bundle.json; a failure to make it is thrown by finish") {
+TEST_CASE("a bundle opened on a worker thread: its header is in bundle.json; a failure is thrown by the first write") {
   TempDir dir;
   TraceSet kept;
   {
@@ -308,6 +311,7 @@ TEST_CASE("a header made on a worker thread is in bundle.json; a failure to make
   BundleWriter failing(dir.file("c"), BundleWriter::DeferredHeader{[]() -> nlohmann::json {
                          throw std::runtime_error("no device description");
                        }});
-  failing.append_point(make_point(0, 1024), make_trace(0, 4, 10));  // points do not wait for the header
-  CHECK_THROWS_WITH_AS(failing.finish("complete"), "no device description", std::runtime_error);
+  failing.prepare_points(std::vector<const Point*>{});  // touches no file: does not wait
+  CHECK_THROWS_WITH_AS(failing.append_point(make_point(0, 1024), make_trace(0, 4, 10)), "no device description",
+                       std::runtime_error);
 }
