@@ -19,7 +19,7 @@ set key top left
 set style line 1 lc rgb '#1f77b4' lw 2 pt 7 ps 0.7
 set style line 2 lc rgb '#ff7f0e' lw 2 pt 7 ps 0.7
 set style line 3 lc rgb '#2ca02c' lw 2 pt 7 ps 0.7
-set label 1 'peak 2841 GB/s (ILP 8, 33792 warps)' at first 33792, first 2841.2026552829971 right offset char -1,0.8 tc rgb '#c0392b' front
+set label 1 'peak 2902 GB/s (ILP 8, 33792 warps)' at first 33792, first 2902.2064389598709 right offset char -1,0.8 tc rgb '#c0392b' front
 
 set terminal svg size 960,600 dynamic noenhanced font 'Sans,12' background rgb 'white'
 set output 'bandwidth_grid.svg'

@@ -26,7 +26,7 @@ set style line 7 lc rgb '#e377c2' lw 2 pt 7 ps 0.7
 set style line 8 lc rgb '#7f7f7f' lw 2 pt 7 ps 0.7
 set style line 9 lc rgb '#bcbd22' lw 2 pt 7 ps 0.7
 set style line 10 lc rgb '#17becf' lw 2 pt 7 ps 0.7
-set label 1 'peak 3.344e+04 GB/s (ILP 16, 4224 warps)' at first 4224, first 33441.551484281648 right offset char -1,0.8 tc rgb '#c0392b' front
+set label 1 'peak 3.344e+04 GB/s (ILP 16, 4224 warps)' at first 4224, first 33441.465055309644 right offset char -1,0.8 tc rgb '#c0392b' front
 
 set terminal svg size 960,600 dynamic noenhanced font 'Sans,12' background rgb 'white'
 set output 'bandwidth_grid.svg'

@@ -13,7 +13,7 @@ set title 'topology_constant_l1_fetch: Fine-grained trace (N = 1 KiB, s = 4 B)'
 set xlabel 'access index (measured accesses of thread 0, in order)'
 set ylabel 'latency (cycles)'
 set xrange [-1:256]
-set yrange [1.32:547.68]
+set yrange [1.24:548.76]
 set key top right
 set arrow 1 from graph 0, first 40 to graph 1, first 40 nohead dt 3 lw 1.5 lc rgb '#7f7f7f' front
 set label 1 'miss threshold 40 cycles' at graph 0.99, first 40 right offset char 0,0.7 tc rgb '#7f7f7f' front

@@ -15,12 +15,12 @@ set xlabel 'access index (measured accesses of thread 0, in order)'
 set ylabel 'array size N'
 set xrange [-0.5:511.5]
 set yrange [-0.5:63.5]
-set ytics ('256 B' 0, '2080 B' 4, '2240 B' 8, '2368 B' 12, '2528 B' 16, '2656 B' 20, '2816 B' 24, '2944 B' 28, '3104 B' 32, '3232 B' 36, '3392 B' 40, '3520 B' 44, '3680 B' 48, '3808 B' 52, '3968 B' 56, '8192 B' 60, '61440 B' 63)
+set ytics ('256 B' 0, '1984 B' 4, '2016 B' 8, '2048 B' 12, '2080 B' 16, '2080 B' 20, '2112 B' 24, '2112 B' 28, '2144 B' 32, '2272 B' 36, '2528 B' 40, '2752 B' 44, '3008 B' 48, '3232 B' 52, '3584 B' 56, '3840 B' 60, '4096 B' 63)
 set tics out
 set grid noxtics noytics
 unset key
 set palette defined (0 '#440154', 1 '#482878', 2 '#3e4989', 3 '#31688e', 4 '#26828e', 5 '#1f9e89', 6 '#35b779', 7 '#6ece58', 8 '#b5de2b', 9 '#fde725')
-set cbrange [39:118]
+set cbrange [39:120]
 set cblabel 'latency (cycles)'
 set rmargin 12
 

@@ -13,12 +13,15 @@ set title 'topology_l1_fetch: Fine-grained trace (N = 4 KiB, s = 4 B)'
 set xlabel 'access index (measured accesses of thread 0, in order)'
 set ylabel 'latency (cycles)'
 set xrange [-1:256]
-set yrange [27.96:333.04]
+set yrange [28.12:330.88]
 set key top right
+set arrow 1 from graph 0, first 160.75 to graph 1, first 160.75 nohead dt 3 lw 1.5 lc rgb '#7f7f7f' front
+set label 1 'miss threshold 160.8 cycles' at graph 0.99, first 160.75 right offset char 0,0.7 tc rgb '#7f7f7f' front
 
 set terminal svg size 1000,560 dynamic noenhanced font 'Sans,12' background rgb 'white'
 set output 'trace_heatmap.svg'
-plot 'trace_heatmap.dat' using 1:2 with points pt 7 ps 0.45 lc rgb '#1f77b4' title 'latency'
+plot 'trace_heatmap.dat' using 1:($2 <= 160.75 ? $2 : NaN) with points pt 7 ps 0.45 lc rgb '#1f77b4' title 'hit', \
+     '' using 1:($2 > 160.75 ? $2 : NaN) with points pt 7 ps 0.6 lc rgb '#d62728' title 'miss'
 
 set terminal pngcairo size 1000,560 noenhanced font 'Sans,11' background rgb 'white'
 set output 'trace_heatmap.png'

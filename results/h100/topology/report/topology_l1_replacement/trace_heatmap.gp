@@ -13,7 +13,7 @@ set title 'topology_l1_replacement: Fine-grained trace (N = 241.12 KiB, s = 128 
 set xlabel 'access index (measured accesses of thread 0, in order)'
 set ylabel 'latency (cycles)'
 set xrange [-1:512]
-set yrange [19.68:343.32]
+set yrange [19.6:344.4]
 set key top right
 set arrow 1 from graph 0, first 46 to graph 1, first 46 nohead dt 3 lw 1.5 lc rgb '#7f7f7f' front
 set label 1 'miss threshold 46 cycles' at graph 0.99, first 46 right offset char 0,0.7 tc rgb '#7f7f7f' front

@@ -20,7 +20,7 @@ set tics out
 set grid noxtics noytics
 unset key
 set palette defined (0 '#440154', 1 '#482878', 2 '#3e4989', 3 '#31688e', 4 '#26828e', 5 '#1f9e89', 6 '#35b779', 7 '#6ece58', 8 '#b5de2b', 9 '#fde725')
-set cbrange [42:1023]
+set cbrange [42:1043]
 set cblabel 'latency (cycles)'
 set rmargin 12
 

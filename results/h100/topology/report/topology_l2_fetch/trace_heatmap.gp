@@ -13,15 +13,15 @@ set title 'topology_l2_fetch: Fine-grained trace (N = 64 KiB, s = 4 B)'
 set xlabel 'access index (measured accesses of thread 0, in order)'
 set ylabel 'latency (cycles)'
 set xrange [-1:512]
-set yrange [190.72:1398.28]
+set yrange [179.36:1551.64]
 set key top right
-set arrow 1 from graph 0, first 298.75 to graph 1, first 298.75 nohead dt 3 lw 1.5 lc rgb '#7f7f7f' front
-set label 1 'miss threshold 298.8 cycles' at graph 0.99, first 298.75 right offset char 0,0.7 tc rgb '#7f7f7f' front
+set arrow 1 from graph 0, first 297.5 to graph 1, first 297.5 nohead dt 3 lw 1.5 lc rgb '#7f7f7f' front
+set label 1 'miss threshold 297.5 cycles' at graph 0.99, first 297.5 right offset char 0,0.7 tc rgb '#7f7f7f' front
 
 set terminal svg size 1000,560 dynamic noenhanced font 'Sans,12' background rgb 'white'
 set output 'trace_heatmap.svg'
-plot 'trace_heatmap.dat' using 1:($2 <= 298.75 ? $2 : NaN) with points pt 7 ps 0.45 lc rgb '#1f77b4' title 'hit', \
-     '' using 1:($2 > 298.75 ? $2 : NaN) with points pt 7 ps 0.6 lc rgb '#d62728' title 'miss'
+plot 'trace_heatmap.dat' using 1:($2 <= 297.5 ? $2 : NaN) with points pt 7 ps 0.45 lc rgb '#1f77b4' title 'hit', \
+     '' using 1:($2 > 297.5 ? $2 : NaN) with points pt 7 ps 0.6 lc rgb '#d62728' title 'miss'
 
 set terminal pngcairo size 1000,560 noenhanced font 'Sans,11' background rgb 'white'
 set output 'trace_heatmap.png'

@@ -9,11 +9,11 @@ set border lw 1 lc rgb '#444444'
 set grid lw 1 lc rgb '#e0e0e0'
 set style line 100 lc rgb '#bbbbbb' lw 1
 set key box ls 100 opaque samplen 2.5 spacing 1.1 Left reverse width 1
-set title 'topology_l2_partitions: Fine-grained trace (N = 10752 KiB, s = 128 B)'
+set title 'topology_l2_partitions: Fine-grained trace (N = 11776 KiB, s = 128 B)'
 set xlabel 'access index (measured accesses of thread 0, in order)'
 set ylabel 'latency (cycles)'
 set xrange [-1:512]
-set yrange [261.96:335.04]
+set yrange [254.56:333.44]
 set key top right
 set arrow 1 from graph 0, first 296.5 to graph 1, first 296.5 nohead dt 3 lw 1.5 lc rgb '#7f7f7f' front
 set label 1 'miss threshold 296.5 cycles' at graph 0.99, first 296.5 right offset char 0,0.7 tc rgb '#7f7f7f' front

@@ -16,13 +16,13 @@ set xtics ('256 KiB' 262144, '512 KiB' 524288, '1 MiB' 1048576, '2 MiB' 2097152,
 set mxtics default
 set xlabel 'array size N'
 set ylabel 'latency per access (cycles)'
-set yrange [219.852:975.998]
+set yrange [219.372:982.478]
 set key top left
 set style line 1 lc rgb '#1f77b4' lw 2 pt 7 ps 0.7
 set style line 2 lc rgb '#ff7f0e' lw 2 pt 7 ps 0.7
 set style textbox opaque noborder
-set arrow 1 from first 22020096, graph 0 to first 22020096, graph 1 nohead dt 2 lw 2 lc rgb '#c0392b' front
-set label 1 'cache_size = 21 MiB' at first 22020096, graph 0.95 right offset char -0.6,0 boxed tc rgb '#c0392b' front
+set arrow 1 from first 24117248, graph 0 to first 24117248, graph 1 nohead dt 2 lw 2 lc rgb '#c0392b' front
+set label 1 'cache_size = 23 MiB' at first 24117248, graph 0.95 right offset char -0.6,0 boxed tc rgb '#c0392b' front
 
 set terminal svg size 960,600 dynamic noenhanced font 'Sans,12' background rgb 'white'
 set output 'latency_over_size.svg'

@@ -14,13 +14,13 @@ set title 'topology_l2_size: Fine-grained trace'
 set xlabel 'access index (measured accesses of thread 0, in order)'
 set ylabel 'array size N'
 set xrange [-0.5:511.5]
-set yrange [-0.5:18.5]
-set ytics ('0.25 MiB' 0, '1 MiB' 2, '4 MiB' 4, '16 MiB' 6, '21 MiB' 8, '21.5 MiB' 10, '22 MiB' 12, '24 MiB' 14, '32 MiB' 16, '128 MiB' 18)
+set yrange [-0.5:28.5]
+set ytics ('0.25 MiB' 0, '1 MiB' 2, '4 MiB' 4, '16 MiB' 6, '20.5 MiB' 8, '21 MiB' 10, '21 MiB' 12, '21.5 MiB' 14, '22 MiB' 16, '22 MiB' 18, '22.5 MiB' 20, '23 MiB' 22, '24 MiB' 24, '32 MiB' 26, '128 MiB' 28)
 set tics out
 set grid noxtics noytics
 unset key
 set palette defined (0 '#440154', 1 '#482878', 2 '#3e4989', 3 '#31688e', 4 '#26828e', 5 '#1f9e89', 6 '#35b779', 7 '#6ece58', 8 '#b5de2b', 9 '#fde725')
-set cbrange [259:973]
+set cbrange [259:935]
 set cblabel 'latency (cycles)'
 set rmargin 12
 

@@ -16,7 +16,7 @@ set xtics ('64 KiB' 65536, '128 KiB' 131072, '256 KiB' 262144, '512 KiB' 524288,
 set mxtics default
 set xlabel 'stride s'
 set ylabel 'latency (cycles)'
-set yrange [281.780957:297.2693359]
+set yrange [281.8536523:297.2225195]
 set key top left
 set style line 1 lc rgb '#1f77b4' lw 2 pt 7 ps 0.7
 set style line 2 lc rgb '#ff7f0e' lw 2 pt 7 ps 0.7

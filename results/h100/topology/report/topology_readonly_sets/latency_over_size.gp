@@ -14,7 +14,7 @@ set xrange [244162.56:314941.44]
 set xtics ('240' 245760, '248' 253952, '256' 262144, '264' 270336, '272' 278528, '280' 286720, '288' 294912, '296' 303104, '304' 311296)
 set xlabel 'array size N (KiB)'
 set ylabel 'latency per access (cycles)'
-set yrange [0:853.6]
+set yrange [0:856.84]
 set key top left
 set style line 1 lc rgb '#1f77b4' lw 2 pt 7 ps 0.7
 set style line 2 lc rgb '#ff7f0e' lw 2 pt 7 ps 0.7

@@ -16,7 +16,7 @@ set xtics ('1 KiB' 1024, '2 KiB' 2048, '4 KiB' 4096, '8 KiB' 8192, '16 KiB' 1638
 set mxtics default
 set xlabel 'array size N'
 set ylabel 'latency per access (cycles)'
-set yrange [19.1591377:306.1613335]
+set yrange [19.16205396:306.1264775]
 set key top left
 set style line 1 lc rgb '#1f77b4' lw 2 pt 7 ps 0.7
 set style line 2 lc rgb '#ff7f0e' lw 2 pt 7 ps 0.7

@@ -13,7 +13,7 @@ set title 'topology_shared_banks: Latency over stride'
 set xlabel 'stride (4-byte elements)'
 set xrange [-2.56:66.56]
 set ylabel 'latency (cycles)'
-set yrange [27.9025:99.0975]
+set yrange [27.91625:98.911875]
 set key top left
 set style line 1 lc rgb '#1f77b4' lw 2 pt 7 ps 0.7
 set style line 2 lc rgb '#ff7f0e' lw 2 pt 7 ps 0.7

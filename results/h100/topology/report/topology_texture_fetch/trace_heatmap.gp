@@ -13,7 +13,7 @@ set title 'topology_texture_fetch: Fine-grained trace (N = 4 KiB, s = 4 B)'
 set xlabel 'access index (measured accesses of thread 0, in order)'
 set ylabel 'latency (cycles)'
 set xrange [-1:256]
-set yrange [43:768]
+set yrange [42.92:769.08]
 set key top right
 set arrow 1 from graph 0, first 98.5 to graph 1, first 98.5 nohead dt 3 lw 1.5 lc rgb '#7f7f7f' front
 set label 1 'miss threshold 98.5 cycles' at graph 0.99, first 98.5 right offset char 0,0.7 tc rgb '#7f7f7f' front

@@ -9,7 +9,7 @@ set border lw 1 lc rgb '#444444'
 set grid lw 1 lc rgb '#e0e0e0'
 set style line 100 lc rgb '#bbbbbb' lw 1
 set key box ls 100 opaque samplen 2.5 spacing 1.1 Left reverse width 1
-set title 'topology_texture_replacement: Fine-grained trace (N = 241.12 KiB, s = 128 B)'
+set title 'topology_texture_replacement: Fine-grained trace (N = 241 KiB, s = 128 B)'
 set xlabel 'access index (measured accesses of thread 0, in order)'
 set ylabel 'latency (cycles)'
 set xrange [-1:512]

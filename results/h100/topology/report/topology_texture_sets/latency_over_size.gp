@@ -10,7 +10,7 @@ set grid lw 1 lc rgb '#e0e0e0'
 set style line 100 lc rgb '#bbbbbb' lw 1
 set key box ls 100 opaque samplen 2.5 spacing 1.1 Left reverse width 1
 set title 'topology_texture_sets: Latency over array size N'
-set xrange [244162.56:314941.44]
+set xrange [244034.56:314813.44]
 set xtics ('240' 245760, '248' 253952, '256' 262144, '264' 270336, '272' 278528, '280' 286720, '288' 294912, '296' 303104, '304' 311296)
 set xlabel 'array size N (KiB)'
 set ylabel 'latency per access (cycles)'

@@ -15,12 +15,12 @@ set xlabel 'access index (measured accesses of thread 0, in order)'
 set ylabel 'array size N'
 set xrange [-0.5:511.5]
 set yrange [-0.5:63.5]
-set ytics ('246784 B' 0, '251008 B' 4, '255104 B' 8, '259328 B' 12, '263424 B' 16, '267648 B' 20, '271744 B' 24, '275968 B' 28, '280064 B' 32, '284288 B' 36, '288384 B' 40, '292608 B' 44, '296704 B' 48, '300928 B' 52, '305024 B' 56, '309248 B' 60, '312320 B' 63)
+set ytics ('246656 B' 0, '250880 B' 4, '254976 B' 8, '259200 B' 12, '263296 B' 16, '267520 B' 20, '271616 B' 24, '275840 B' 28, '279936 B' 32, '284160 B' 36, '288256 B' 40, '292480 B' 44, '296576 B' 48, '300800 B' 52, '304896 B' 56, '309120 B' 60, '312192 B' 63)
 set tics out
 set grid noxtics noytics
 unset key
 set palette defined (0 '#440154', 1 '#482878', 2 '#3e4989', 3 '#31688e', 4 '#26828e', 5 '#1f9e89', 6 '#35b779', 7 '#6ece58', 8 '#b5de2b', 9 '#fde725')
-set cbrange [93:1118]
+set cbrange [93:1125]
 set cblabel 'latency (cycles)'
 set rmargin 12
 

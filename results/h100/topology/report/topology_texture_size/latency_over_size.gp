@@ -16,13 +16,13 @@ set xtics ('1 KiB' 1024, '2 KiB' 2048, '4 KiB' 4096, '8 KiB' 8192, '16 KiB' 1638
 set mxtics default
 set xlabel 'array size N'
 set ylabel 'latency per access (cycles)'
-set yrange [69.10056543:343.3625571]
+set yrange [69.10556177:343.2946641]
 set key top left
 set style line 1 lc rgb '#1f77b4' lw 2 pt 7 ps 0.7
 set style line 2 lc rgb '#ff7f0e' lw 2 pt 7 ps 0.7
 set style textbox opaque noborder
-set arrow 1 from first 246784, graph 0 to first 246784, graph 1 nohead dt 2 lw 2 lc rgb '#c0392b' front
-set label 1 'cache_size = 241 KiB' at first 246784, graph 0.95 right offset char -0.6,0 boxed tc rgb '#c0392b' front
+set arrow 1 from first 246656, graph 0 to first 246656, graph 1 nohead dt 2 lw 2 lc rgb '#c0392b' front
+set label 1 'cache_size = 240.88 KiB' at first 246656, graph 0.95 right offset char -0.6,0 boxed tc rgb '#c0392b' front
 
 set terminal svg size 960,600 dynamic noenhanced font 'Sans,12' background rgb 'white'
 set output 'latency_over_size.svg'

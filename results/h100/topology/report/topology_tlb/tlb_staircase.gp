@@ -16,7 +16,7 @@ set xtics ('4 MiB' 4194304, '8 MiB' 8388608, '16 MiB' 16777216, '32 MiB' 3355443
 set mxtics default
 set xlabel 'array size N'
 set ylabel 'average latency per access (cycles)'
-set yrange [273.4653516:299.9799609]
+set yrange [273.3802344:300.0103906]
 set key left center
 set style line 1 lc rgb '#1f77b4' lw 2 pt 7 ps 0.7
 set style line 2 lc rgb '#ff7f0e' lw 2 pt 7 ps 0.7

@@ -16,7 +16,7 @@ set xtics ('1 GiB' 1073741824, '2 GiB' 2147483648, '4 GiB' 4294967296)
 set mxtics default
 set xlabel 'array size N'
 set ylabel 'average latency per access (cycles)'
-set yrange [293.8618188:295.2786841]
+set yrange [293.7945679:295.2484619]
 set key left center
 set style line 1 lc rgb '#1f77b4' lw 2 pt 7 ps 0.7
 set style line 2 lc rgb '#ff7f0e' lw 2 pt 7 ps 0.7

@@ -14,13 +14,13 @@ set title 'topology_tlb_far: Fine-grained trace'
 set xlabel 'access index (measured accesses of thread 0, in order)'
 set ylabel 'array size N'
 set xrange [-0.5:511.5]
-set yrange [-0.5:15.5]
-set ytics ('805318656 B' 0, '1006648320 B' 1, '1207977984 B' 2, '1258310400 B' 3, '1308642816 B' 4, '1358975232 B' 5, '1361072416 B' 6, '1365266784 B' 7, '1367363968 B' 8, '1371558336 B' 9, '1384141440 B' 10, '1396724544 B' 11, '1409307648 B' 12, '1610637312 B' 13, '3221274624 B' 14, '6442549248 B' 15)
+set yrange [-0.5:28.5]
+set ytics ('805318656 B' 0, '1207977984 B' 2, '1308642816 B' 4, '1358975232 B' 6, '1361072416 B' 8, '1361072416 B' 10, '1363169600 B' 12, '1365266784 B' 14, '1365266784 B' 16, '1367363968 B' 18, '1369461152 B' 20, '1371558336 B' 22, '1396724544 B' 24, '1610637312 B' 26, '6442549248 B' 28)
 set tics out
 set grid noxtics noytics
 unset key
 set palette defined (0 '#440154', 1 '#482878', 2 '#3e4989', 3 '#31688e', 4 '#26828e', 5 '#1f9e89', 6 '#35b779', 7 '#6ece58', 8 '#b5de2b', 9 '#fde725')
-set cbrange [266:329]
+set cbrange [265:328]
 set cblabel 'latency (cycles)'
 set rmargin 12
 
