@@ -188,6 +188,7 @@ AdaptiveSearchOutcome run_adaptive_search(const Spec& spec, Device& device, RunS
     // size -> how many of its points had capacity misses, of how many measured
     std::map<std::uint64_t, Votes> share;
     Reference ref;
+    const std::size_t points_before = result.points;
 
     // Measures each size `copies` times, on other SMs and at other addresses (with
     // one copy, sizes measured before are left out; with more, every copy adds a vote).
@@ -317,7 +318,7 @@ AdaptiveSearchOutcome run_adaptive_search(const Spec& spec, Device& device, RunS
       }
     }
     entry["bracket_bytes"] = {lo, hi};
-    entry["points"] = result.points;
+    entry["points"] = result.points - points_before;  // this combination's, copies included
     result.log.push_back(entry);
   }
   return result;
