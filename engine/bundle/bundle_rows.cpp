@@ -49,7 +49,17 @@ PreparedRow prepare_row(const Point& point) {
     r.axes += '=';
     r.axes += v;
   }
+  r.by_key.resize(r.params.size());
+  for (std::uint32_t i = 0; i < r.by_key.size(); ++i) r.by_key[i] = i;
+  std::sort(r.by_key.begin(), r.by_key.end(),
+            [&](std::uint32_t a, std::uint32_t b) { return r.params[a].first < r.params[b].first; });
   return r;
+}
+
+bool PreparedRow::has_param(std::string_view key) const {
+  const auto it = std::lower_bound(by_key.begin(), by_key.end(), key,
+                                   [&](std::uint32_t i, std::string_view k) { return params[i].first < k; });
+  return it != by_key.end() && params[*it].first == key;
 }
 
 std::vector<std::string> points_columns(const PreparedRow& row) {
@@ -75,7 +85,7 @@ void append_point_row(const Point& point, const PointTrace& trace, const Prepare
   // not point parameters, as "key=value; ...".
   std::string notes;
   for (const auto& [k, v] : trace.params) {
-    if (std::any_of(params.begin(), params.end(), [&](const auto& kv) { return kv.first == k; })) continue;
+    if (parts.has_param(k)) continue;
     if (!notes.empty()) notes += "; ";
     notes += k;
     notes += '=';

@@ -3,6 +3,7 @@
 // the writer that orders and commits them. Every number is written straight into
 // the row (std::to_chars), without a string per field: a fine-grained batch has
 // hundreds of thousands of samples.
+#include <cstdint>
 #include <map>
 #include <string>
 #include <string_view>
@@ -31,6 +32,10 @@ struct PreparedRow {
   std::vector<std::pair<std::string, std::string>> params;  // point_params
   std::string params_csv;  // their values as CSV fields, comma-separated
   std::string axes;        // the axes column: "field=value; ..."
+  // Indices into params, ordered by key: the device notes (trace params that are not
+  // point params) are told apart by binary search, not by a scan per note.
+  std::vector<std::uint32_t> by_key;
+  [[nodiscard]] bool has_param(std::string_view key) const;
 };
 PreparedRow prepare_row(const Point& point);
 
