@@ -578,20 +578,11 @@ RunTimings CudaDevice::run(const RunRequest& req, RunSink& sink) {
 void CudaDevice::run_group(const RunRequest& req, const LaunchGroup& group, RunTimings& timings, RunSink& sink) {
   const Point& first = req.points[group.points.front()];
   try {
-    const KernelParams params = kernel_params(first.experiment);
-    if (first.experiment.kernel == KernelKind::pchase) {
-      Kernel* k = nullptr;
-      run_pchase(
-          req, group,
-          [&]() -> Kernel& {
-            if (k == nullptr) k = &kernel(params, timings, &sink);
-            return *k;
-          },
-          timings, sink);
-    } else {
-      Kernel& k = kernel(params, timings, &sink);
-      if (first.experiment.kernel == KernelKind::phases) run_phases(req, group, k, timings, sink);
-      else run_simple(req, group, k, timings, sink);
+    Kernel& k = kernel(kernel_params(first.experiment), timings, &sink);
+    switch (first.experiment.kernel) {
+      case KernelKind::pchase: run_pchase(req, group, k, timings, sink); break;
+      case KernelKind::phases: run_phases(req, group, k, timings, sink); break;
+      default: run_simple(req, group, k, timings, sink); break;
     }
   } catch (const RunError& e) {
     std::string where = "spec " + (req.spec != nullptr ? req.spec->path : std::string("?")) + ", point " +
@@ -603,8 +594,8 @@ void CudaDevice::run_group(const RunRequest& req, const LaunchGroup& group, RunT
   }
 }
 
-void CudaDevice::run_pchase(const RunRequest& req, const LaunchGroup& group,
-                            const std::function<Kernel&()>& kernel_of, RunTimings& timings, RunSink& sink) {
+void CudaDevice::run_pchase(const RunRequest& req, const LaunchGroup& group, Kernel& k, RunTimings& timings,
+                            RunSink& sink) {
   const auto t_prep = std::chrono::steady_clock::now();
   const Experiment& e0 = req.points[group.points.front()].experiment;
   const bool chain = e0.timing.mode == TimingMode::chain;
@@ -677,11 +668,7 @@ void CudaDevice::run_pchase(const RunRequest& req, const LaunchGroup& group,
   prof_.prep_ms += ms_since(t_prep);
   auto t_lap = std::chrono::steady_clock::now();
   FillBatch fills;
-  // The kernel's module is needed here only for the constant bank.
-  const bool constant_arrays =
-      std::any_of(arrays.begin(), arrays.end(), [](const ArrayUpload& a) { return a.path == LoadPath::constant; });
-  place_arrays(drv_, arrays, arrays_, scatter_, constant_arrays ? kernel_of().module : nullptr, helpers, textures,
-               fills);
+  place_arrays(drv_, arrays, arrays_, scatter_, k.module, helpers, textures, fills);
   // A cold measurement (no warm-up) of a structure shared by all SMs must not find the
   // lines that writing the array left in L2: write 4x the L2 size elsewhere first.
   // (Done before every repeat's launch, below.)
@@ -708,10 +695,6 @@ void CudaDevice::run_pchase(const RunRequest& req, const LaunchGroup& group,
                       misc_bytes = ovh_at + 4 * nchasers * abi::kOverheadReps;
   const CUdeviceptr misc = misc_.ensure(misc_bytes);
 
-  // The arrays are on their way: now the kernel (its prefetch has had the time above).
-  const auto t_kernel = std::chrono::steady_clock::now();
-  Kernel& k = kernel_of();
-  prof_.upload_ms -= ms_since(t_kernel);  // counted as compile/load (kernel()), not as device setup
   const SmemPlan smem = apply_smem(k, e0, needed);
   const int occupancy = occupancy_of(k, threads, smem.dynamic_bytes);
 

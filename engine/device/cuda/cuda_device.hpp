@@ -78,11 +78,7 @@ class CudaDevice final : public Device {
   std::pair<CUfunction, CUfunction> helper_functions(RunTimings& timings);
   void report_kernel(Kernel& k, RunSink& sink);
   void run_group(const RunRequest& req, const LaunchGroup& group, RunTimings& timings, RunSink& sink);
-  // `kernel_of` gives the group's kernel when it is first needed: the arrays are
-  // placed and written before, while a module still being loaded by a prefetch
-  // (prepare) finishes.
-  void run_pchase(const RunRequest& req, const LaunchGroup& group, const std::function<Kernel&()>& kernel_of,
-                  RunTimings& timings, RunSink& sink);
+  void run_pchase(const RunRequest& req, const LaunchGroup& group, Kernel& k, RunTimings& timings, RunSink& sink);
   void run_phases(const RunRequest& req, const LaunchGroup& group, Kernel& k, RunTimings& timings, RunSink& sink);
   // shared_stride, coalescing, throughput: one table entry per block, per-lane / per-request / per-warp samples.
   void run_simple(const RunRequest& req, const LaunchGroup& group, Kernel& k, RunTimings& timings, RunSink& sink);
