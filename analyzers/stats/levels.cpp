@@ -9,6 +9,16 @@
 namespace dissect::stats {
 namespace {
 
+// Median, p5, p95, mean, min and max of a level from its members, sorted, non-empty.
+void set_order_stats(Level& l, const std::vector<double>& sorted) {
+  l.median = quantile_sorted(sorted, 0.5);
+  l.p5 = quantile_sorted(sorted, 0.05);
+  l.p95 = quantile_sorted(sorted, 0.95);
+  l.mean = mean(sorted);
+  l.min = sorted.front();
+  l.max = sorted.back();
+}
+
 // ln(x + 250): with a bandwidth of 0.004 the kernel is about one cycle wide at
 // L1-hit latencies and 0.4% of the latency far above them.
 constexpr double kShift = 250.0;
@@ -199,12 +209,7 @@ static LevelModel cluster_once(const std::vector<double>& input, const LevelOpti
     l.count = m.size();
     l.share = static_cast<double>(m.size()) / n;
     if (m.empty()) continue;
-    l.median = quantile_sorted(m, 0.5);
-    l.p5 = quantile_sorted(m, 0.05);
-    l.p95 = quantile_sorted(m, 0.95);
-    l.mean = mean(m);
-    l.min = m.front();
-    l.max = m.back();
+    set_order_stats(l, m);
   }
   return model;
 }
@@ -262,12 +267,7 @@ bool add_slow_level(LevelModel& model, int hit, const std::vector<double>& laten
     return false;
   std::sort(slow.begin(), slow.end());
   Level l;
-  l.median = quantile_sorted(slow, 0.5);
-  l.p5 = quantile_sorted(slow, 0.05);
-  l.p95 = quantile_sorted(slow, 0.95);
-  l.mean = mean(slow);
-  l.min = slow.front();
-  l.max = slow.back();
+  set_order_stats(l, slow);
   l.sigma = std::max(mad_sigma(slow), std::max(0.5, 0.004 * l.median));
   l.count = slow.size();
   l.share = latencies.empty() ? 0 : static_cast<double>(slow.size()) / static_cast<double>(latencies.size());

@@ -163,9 +163,8 @@ AdaptiveSearchOutcome run_adaptive_search(const Spec& spec, Device& device, RunS
   // it, rounded down to a power of two (sizes stay multiples of the stride):
   // one spec then searches a 768 KiB L2 in 8 KiB steps and a 50 MiB one in
   // 256 KiB steps.
-  const std::string& res_text = search->search_resolution.scalar;
-  const bool relative = search->search_resolution.is_scalar() && !res_text.empty() && res_text.back() == '%';
-  const double res_share = relative ? std::strtod(res_text.c_str(), nullptr) / 100 : 0;
+  const double res_share = search->search_resolution_share;
+  const bool relative = res_share > 0;
   std::uint64_t resolution = relative ? elem
                              : search->search_resolution.is_scalar()
                                  ? to_bytes(search->search_resolution, elem, "resolution")

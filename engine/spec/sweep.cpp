@@ -155,6 +155,7 @@ std::optional<SweepAxis> parse_axis(const std::string& field, const Location& ke
           return std::nullopt;
         }
         axis.search_resolution = *r;
+        axis.search_resolution_share = pct / 100;
       } else {
         if (!parse_axis_number(*r, unit, what + " resolution", d)) return std::nullopt;
         axis.search_resolution = with_unit(*r, unit);

@@ -27,6 +27,7 @@ struct SweepAxis {
   // search: the bounds of an adaptive knee search (doubling, then bisection)
   std::string search_goal;      // e.g. "knee"
   SpecNode search_from, search_to, search_resolution;
+  double search_resolution_share = 0;  // resolution given as a share ("2%": 0.02), else 0
 };
 
 // A group of axes that advance together (a zip), or a single axis.

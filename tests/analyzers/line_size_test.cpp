@@ -1,5 +1,7 @@
 #include <doctest/doctest.h>
 
+#include <functional>
+
 #include "support/analysis.hpp"
 #include "support/ref_model.hpp"
 
@@ -18,6 +20,24 @@ void add(TraceSet& t, const RefCacheConfig& cfg, std::uint64_t n, std::uint64_t 
   noise.outlier_rate = 0.003;
   noise.seed = n + stride;
   t.points.push_back(test::cache_chase(t.points.size(), cfg, cs, {}, noise));
+}
+// A cold chase (no warm-up, s = 4 B) of `loads` samples over `size` bytes; the
+// latency of load i from latency(i, draw), draw(m) a fixed pseudo-random 0..m-1.
+TraceSet cold_chase(std::uint64_t size, std::uint64_t loads, std::uint64_t seed,
+                    const std::function<double(std::uint64_t, const std::function<double(std::uint64_t)>&)>& latency) {
+  PointTrace p;
+  p.point_id = 0;
+  p.params = {{"size_bytes", std::to_string(size)}, {"stride_bytes", "4"}, {"kernel", "pchase"}};
+  p.accesses_per_pass = size / 4;
+  std::uint64_t state = seed;
+  const std::function<double(std::uint64_t)> draw = [&state](std::uint64_t m) {
+    state = state * 6364136223846793005ULL + 1442695040888963407ULL;
+    return static_cast<double>((state >> 33) % m);
+  };
+  for (std::uint64_t i = 0; i < loads; ++i) p.samples.push_back({0, i, 4 * i, latency(i, draw), 3, 0});
+  TraceSet t;
+  t.points.push_back(std::move(p));
+  return t;
 }
 }  // namespace
 
@@ -92,23 +112,10 @@ TEST_CASE("line_size: a cold chase whose few misses spread over the L2's near an
   // an L2 hit, 281-312 cycles and a few slower; the 224 hits take 49-50. Too
   // few and too scattered misses for a level of their own: they are still
   // misses, every 32 B.
-  TraceSet t;
-  PointTrace p;
-  p.point_id = 0;
-  p.params = {{"size_bytes", "4096"}, {"stride_bytes", "4"}, {"kernel", "pchase"}};
-  p.accesses_per_pass = 1024;
-  std::uint64_t state = 7;
-  auto draw = [&state](std::uint64_t m) {
-    state = state * 6364136223846793005ULL + 1442695040888963407ULL;
-    return (state >> 33) % m;
-  };
-  for (std::uint64_t i = 0; i < 256; ++i) {
-    const bool miss = i % 8 == 0;
-    const double lat = miss ? (i % 64 == 0 ? 380.0 + static_cast<double>(draw(120)) : 281.0 + static_cast<double>(draw(32)))
-                            : 49.0 + static_cast<double>(draw(2));
-    p.samples.push_back({0, i, 4 * i, lat, 124, 0});
-  }
-  t.points.push_back(p);
+  const TraceSet t = cold_chase(4096, 256, 7, [](std::uint64_t i, const auto& draw) {
+    if (i % 8 != 0) return 49.0 + draw(2);
+    return i % 64 == 0 ? 380.0 + draw(120) : 281.0 + draw(32);
+  });
   const Finding f = test::analyze(t, "line_size");
   INFO(f.to_json().dump());
   CHECK(f.details["fetch_bytes"] == 32);
@@ -118,24 +125,10 @@ TEST_CASE("line_size: a cold L2 chase: near and far hits are two levels, the sca
   // 64 KiB, s = 4 B, no warm-up, 512 loads with ld.global.cg on the H100: every
   // 16th load (64 B) misses to DRAM, 430-700 cycles; the hits split into the
   // near (~280) and far (~301) L2 partitions, two levels within 1.25 x each other.
-  TraceSet t;
-  PointTrace p;
-  p.point_id = 0;
-  p.params = {{"size_bytes", "65536"}, {"stride_bytes", "4"}, {"kernel", "pchase"}};
-  p.accesses_per_pass = 16384;
-  std::uint64_t state = 11;
-  auto draw = [&state](std::uint64_t m) {
-    state = state * 6364136223846793005ULL + 1442695040888963407ULL;
-    return (state >> 33) % m;
-  };
-  for (std::uint64_t i = 0; i < 512; ++i) {
-    double lat = 0;
-    if (i % 16 == 0) lat = 430.0 + static_cast<double>(draw(270));
-    else if ((i / 16) % 2 == 0) lat = 276.0 + static_cast<double>(draw(9));
-    else lat = 291.0 + static_cast<double>(draw(20));
-    p.samples.push_back({0, i, 4 * i, lat, 3, 0});
-  }
-  t.points.push_back(p);
+  const TraceSet t = cold_chase(65536, 512, 11, [](std::uint64_t i, const auto& draw) {
+    if (i % 16 == 0) return 430.0 + draw(270);
+    return (i / 16) % 2 == 0 ? 276.0 + draw(9) : 291.0 + draw(20);
+  });
   const Finding f = test::analyze(t, "line_size");
   INFO(f.to_json().dump());
   CHECK(f.details["fetch_bytes"] == 64);

@@ -30,18 +30,24 @@ std::uint64_t mix(std::uint64_t x) {  // splitmix64: a fixed pseudo-random draw 
   return x ^ (x >> 31);
 }
 
+// One search of `spec` on `dev`, `width` points per round; its log entry (one combination).
+nlohmann::json search(const Spec& spec, FakeDevice& dev, std::size_t width) {
+  NullSink sink;
+  std::atomic<bool> stop{false};
+  const AdaptiveSearchOutcome r = run_adaptive_search(spec, dev, sink, stop, width);
+  REQUIRE(r.log.size() == 1);
+  return r.log[0];
+}
+
 }  // namespace
 
 TEST_CASE("the knee search brackets a sharp knee to its resolution") {
   const Spec spec = load_spec_text(kSearch, "search.yaml");
   FakeDevice dev;
   dev.capacity = 20 * 1024 + 384;
-  NullSink sink;
-  std::atomic<bool> stop{false};
-  const AdaptiveSearchOutcome r = run_adaptive_search(spec, dev, sink, stop, 32);
-  REQUIRE(r.log.size() == 1);
-  CHECK(r.log[0]["bracket_bytes"] == nlohmann::json::array({20 * 1024 + 384, 20 * 1024 + 512}));
-  CHECK(r.log[0]["confirmed_copies"] == 5);  // 32 points in the last launch, 6 sizes around the bracket
+  const nlohmann::json log = search(spec, dev, 32);
+  CHECK(log["bracket_bytes"] == nlohmann::json::array({20 * 1024 + 384, 20 * 1024 + 512}));
+  CHECK(log["confirmed_copies"] == 5);  // 32 points in the last launch, 6 sizes around the bracket
 }
 
 TEST_CASE("near the capacity, points that miss at random do not move the knee: copies outvote them") {
@@ -58,11 +64,8 @@ TEST_CASE("near the capacity, points that miss at random do not move the knee: c
       if (n > capacity) return true;
       return n + 4 * 128 > capacity && mix(p.id * 131 + draw) % 4 == 0;
     };
-    NullSink sink;
-    std::atomic<bool> stop{false};
-    const AdaptiveSearchOutcome r = run_adaptive_search(spec, dev, sink, stop, 128);
-    REQUIRE(r.log.size() == 1);
-    CHECK(r.log[0]["bracket_bytes"] == nlohmann::json::array({capacity, capacity + 128}));
+    const nlohmann::json log = search(spec, dev, 128);
+    CHECK(log["bracket_bytes"] == nlohmann::json::array({capacity, capacity + 128}));
   }
 }
 
@@ -70,12 +73,9 @@ TEST_CASE("points run one at a time get two more measurements per size around th
   const Spec spec = load_spec_text(kSearch, "search.yaml");
   FakeDevice dev;
   dev.capacity = 48 * 1024;
-  NullSink sink;
-  std::atomic<bool> stop{false};
-  const AdaptiveSearchOutcome r = run_adaptive_search(spec, dev, sink, stop, 3);
-  REQUIRE(r.log.size() == 1);
-  CHECK(r.log[0]["bracket_bytes"] == nlohmann::json::array({48 * 1024, 48 * 1024 + 128}));
-  CHECK(r.log[0]["confirmed_copies"] == 2);
+  const nlohmann::json log = search(spec, dev, 3);
+  CHECK(log["bracket_bytes"] == nlohmann::json::array({48 * 1024, 48 * 1024 + 128}));
+  CHECK(log["confirmed_copies"] == 2);
 }
 
 TEST_CASE("a resolution given as a share is taken of the bracket's clean end, as a power of two") {
@@ -85,12 +85,9 @@ TEST_CASE("a resolution given as a share is taken of the bracket's clean end, as
   const Spec spec = load_spec_text(text, "search.yaml");
   FakeDevice dev;
   dev.capacity = 600 * 1024;
-  NullSink sink;
-  std::atomic<bool> stop{false};
-  const AdaptiveSearchOutcome r = run_adaptive_search(spec, dev, sink, stop, 3);
-  REQUIRE(r.log.size() == 1);
-  CHECK(r.log[0]["resolution_bytes"] == 8 * 1024);
-  CHECK(r.log[0]["bracket_bytes"] == nlohmann::json::array({600 * 1024, 608 * 1024}));
+  const nlohmann::json log = search(spec, dev, 3);
+  CHECK(log["resolution_bytes"] == 8 * 1024);
+  CHECK(log["bracket_bytes"] == nlohmann::json::array({600 * 1024, 608 * 1024}));
 }
 
 TEST_CASE("a knee whose misses start gradually: the search takes cache_size's min_miss_share") {
@@ -111,11 +108,8 @@ TEST_CASE("a knee whose misses start gradually: the search takes cache_size's mi
     const Spec spec = load_spec_text(t, "search.yaml");
     FakeDevice dev;
     dev.miss_share = soft;
-    NullSink sink;
-    std::atomic<bool> stop{false};
-    const AdaptiveSearchOutcome r = run_adaptive_search(spec, dev, sink, stop, 3);
-    REQUIRE(r.log.size() == 1);
-    const auto lo = r.log[0]["bracket_bytes"][0].get<std::uint64_t>() / 1024;
+    const nlohmann::json log = search(spec, dev, 3);
+    const auto lo = log["bracket_bytes"][0].get<std::uint64_t>() / 1024;
     if (with_share) {
       CHECK(lo >= 792);
       CHECK(lo <= 800);
