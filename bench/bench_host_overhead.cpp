@@ -4,11 +4,12 @@
 // kernels). One run prints every part side by side, so that changes can be compared
 // as ratios on the same machine (no absolute thresholds: machines differ).
 //
-//   bench_host_overhead [--points N] [--samples S] [--reps R] [--dir DIR]
+//   bench_host_overhead [--points N] [--samples S] [--reps R] [--dir DIR] [--only TEXT]
 //     N    sweep points (default 128: one per-SM launch on an H100)
 //     S    samples per point of the fine-grained store scenarios (default 4096)
 //     R    repetitions of each scenario; the median and the minimum are printed (default 15)
 //     DIR  where the bundles are written (default: the system temp directory); removed after
+//     TEXT runs only the scenarios whose name contains TEXT (to profile one, e.g. under perf)
 //
 // Scenarios:
 //   load spec            load_spec of the sweep (includes resolved, every point decoded once to validate it)
@@ -16,6 +17,11 @@
 //   expand (list)        Spec::expand of the same sweep written as a list of N values
 //   store S samples      a BundleWriter: open, append_points of one batch (N points of S samples), finish
 //   store 1 sample       the same with one sample per point (chain timing, as the H100 benchmark)
+//   store 1 sample, prepared   the same with the rows prepared before the timed append (prepare_points),
+//                        as the CUDA device has them prepared while its kernel runs
+//   kernel keys          kernel_params(e).canonical() of each point, and the kernel_identity(e) the CUDA
+//                        device groups points into launches by
+//   format rows, prepared   the points.csv rows of one-sample points from prepared parts (no writes)
 //   run_spec, S / 1      a whole run_spec with a device that hands over ready-made traces in one batch:
 //                        what a run costs on the host apart from the device (making the traces is
 //                        timed inside the device and left out)
@@ -36,6 +42,7 @@
 #include <vector>
 
 #include "engine/bundle/bundle.hpp"
+#include "engine/bundle/bundle_rows.hpp"
 #include "engine/codegen/codegen.hpp"
 #include "engine/codegen/compile_cache.hpp"
 #include "engine/codegen/content_hash.hpp"
@@ -110,7 +117,7 @@ PointTrace make_trace(const Point& p, std::size_t samples, std::size_t launch_po
               {"shared_config_bytes", "8192"},
               {"occupancy_blocks_per_sm", "1"},
               {"sample_chunk", "1"},
-              {"timer_overhead_raw_cycles", "30.000000"},
+              {"timer_overhead_raw_cycles", "30"},
               {"smem_note", "carveout 0% -> expected shared configuration 8 KiB (L1 gets the rest), 7168 B dynamic "
                             "shared memory per block (fills it: one block per SM)"}};
   return t;
@@ -153,6 +160,7 @@ struct Row {
 int main(int argc, char** argv) {
   std::size_t points = 128, samples = 4096, reps = 15;
   std::string parent = fs::temp_directory_path().string();
+  std::string only;  // runs only the scenarios whose name contains it (for profiling one)
   for (int i = 1; i < argc; ++i) {
     auto next = [&]() -> const char* { return i + 1 < argc ? argv[++i] : nullptr; };
     const char* v = nullptr;
@@ -160,8 +168,9 @@ int main(int argc, char** argv) {
     else if (std::strcmp(argv[i], "--samples") == 0 && (v = next())) samples = std::strtoull(v, nullptr, 10);
     else if (std::strcmp(argv[i], "--reps") == 0 && (v = next())) reps = std::strtoull(v, nullptr, 10);
     else if (std::strcmp(argv[i], "--dir") == 0 && (v = next())) parent = v;
+    else if (std::strcmp(argv[i], "--only") == 0 && (v = next())) only = v;
     else {
-      std::fprintf(stderr, "usage: %s [--points N] [--samples S] [--reps R] [--dir DIR]\n", argv[0]);
+      std::fprintf(stderr, "usage: %s [--points N] [--samples S] [--reps R] [--dir DIR] [--only TEXT]\n", argv[0]);
       return 2;
     }
   }
@@ -177,9 +186,11 @@ int main(int argc, char** argv) {
 
   std::vector<Row> rows;
   auto bench = [&](const std::string& name, const std::function<double()>& once, const std::string& note = "") {
+    if (name.find(only) == std::string::npos) return false;
     std::vector<double> t;
     for (std::size_t r = 0; r < reps; ++r) t.push_back(once());
     rows.push_back({name, stats_of(t), note});
+    return true;
   };
   auto timed = [](const std::function<void()>& f) {
     const auto t0 = Clock::now();
@@ -203,11 +214,17 @@ int main(int argc, char** argv) {
   const std::vector<Point> pts = range.expand();
   std::size_t serial = 0;
   const nlohmann::json header = {{"spec", {{"path", "range.yaml"}}}, {"device", {{"kind", "bench"}}}};
-  auto store = [&](std::size_t per_point, double& open_ms, double& append_ms, double& finish_ms) {
+  auto store = [&](std::size_t per_point, bool prepared, double& open_ms, double& append_ms, double& finish_ms) {
     RunSink::PointBatch batch;
     for (const Point& p : pts) batch.emplace_back(&p, make_trace(p, per_point, pts.size()));
     const auto t0 = Clock::now();
     BundleWriter w((dir / ("b" + std::to_string(serial++))).string(), header);
+    if (prepared) {  // as the CUDA device has the rows prepared while its kernel runs
+      std::vector<const Point*> ptrs;
+      std::vector<const PointTrace*> traces;
+      for (const auto& [p, t] : batch) ptrs.push_back(p), traces.push_back(&t);
+      w.prepare_points(ptrs, traces);
+    }
     const auto t1 = Clock::now();
     w.append_points(std::move(batch));
     const auto t2 = Clock::now();
@@ -217,20 +234,54 @@ int main(int argc, char** argv) {
     return ms_between(t0, t3);
   };
   std::vector<double> append_ms;  // the batch's append alone (open and finish, with its fsyncs, left out)
-  for (const std::size_t per_point : {samples, std::size_t{1}}) {
+  for (const auto& [per_point, prepared] : {std::pair{samples, false}, std::pair{std::size_t{1}, false},
+                                             std::pair{std::size_t{1}, true}}) {
     std::vector<double> open, append, finish;
-    const std::string tag = "store " + std::to_string(per_point) + (per_point == 1 ? " sample" : " samples");
-    bench(tag, [&] {
+    const std::string tag = "store " + std::to_string(per_point) + (per_point == 1 ? " sample" : " samples") +
+                            (prepared ? ", prepared" : "");
+    const bool ran = bench(tag, [&] {
       double o = 0, a = 0, f = 0;
-      const double all = store(per_point, o, a, f);
+      const double all = store(per_point, prepared, o, a, f);
       open.push_back(o), append.push_back(a), finish.push_back(f);
       return all;
     });
+    if (!ran) continue;
     char note[160];
     std::snprintf(note, sizeof note, "open %.3f + append %.3f + finish %.3f (medians)", stats_of(open).median,
                   stats_of(append).median, stats_of(finish).median);
     rows.back().note = note;
     append_ms.push_back(stats_of(append).median);
+  }
+  bench("kernel keys (params)", [&] {
+    return timed([&] {
+      std::size_t n = 0;
+      for (const Point& p : pts) n += kernel_params(p.experiment).canonical().size();
+      if (n == 0) std::abort();
+    });
+  }, "kernel_params(e).canonical() per point");
+  bench("kernel keys (identity)", [&] {
+    return timed([&] {
+      std::size_t n = 0;
+      for (const Point& p : pts) n += kernel_identity(p.experiment).size();
+      if (n == 0) std::abort();
+    });
+  }, "kernel_identity(e) per point: how the CUDA device groups points into launches");
+  {  // The rows alone, from prepared parts: what storing a per-SM launch's points costs
+     // on the host after its kernel apart from the writes.
+    std::vector<PreparedRow> parts;
+    std::vector<PointTrace> traces;
+    for (const Point& p : pts) {
+      traces.push_back(make_trace(p, 1, pts.size()));
+      parts.push_back(prepare_row(p));
+      prepare_notes(parts.back(), traces.back().params);  // as prepare_points does with the device's traces
+    }
+    const std::vector<std::string> columns = points_columns(parts.front());
+    bench("format rows, prepared", [&] {
+      return timed([&] {
+        std::string out;
+        for (std::size_t i = 0; i < pts.size(); ++i) append_point_row(pts[i], traces[i], parts[i], columns, out, nullptr);
+      });
+    }, "append_point_row of one-sample points");
   }
   for (const std::size_t per_point : {samples, std::size_t{1}}) {
     ReplayDevice dev(per_point);
@@ -275,6 +326,7 @@ int main(int argc, char** argv) {
     std::printf("%-26s %10.3f %10.3f %12.2f  %s\n", r.name.c_str(), r.ms.median, r.ms.min,
                 1000 * r.ms.median / static_cast<double>(points), r.note.c_str());
   // Storing proper (the append) next to expanding: finish fsyncs, which measures the disk.
+  if (!only.empty()) return 0;
   const double expand = rows[1].ms.median;
   std::printf("ratios to expand (range): append of %zu x %zu samples %.1f, of %zu x 1 sample %.2f\n", points,
               samples, append_ms[0] / expand, points, append_ms[1] / expand);

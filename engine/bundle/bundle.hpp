@@ -60,10 +60,12 @@ class BundleWriter {
   // them (a reader never sees a committed point without its samples).
   void append_points(std::vector<std::pair<const Point*, PointTrace>> batch);
   // Formats ahead the parts of these points' points.csv rows that do not depend on
-  // their results (parameters, axes): a run calls it while the points' kernel runs
+  // their results (parameters, axes; with `traces`, one per point, the device notes
+  // their params hold): a run calls it while the points' kernel runs
   // (RunSink::points_started), and storing them afterwards costs less. Optional:
-  // rows of points not prepared are formatted whole when stored.
-  void prepare_points(std::span<const Point* const> points);
+  // rows of points not prepared are formatted whole when stored, and notes that
+  // changed since are formatted again.
+  void prepare_points(std::span<const Point* const> points, std::span<const PointTrace* const> traces = {});
   // Keeps every committed point in `into` exactly as read_bundle would return it
   // (params from the points.csv row), so a run can be analysed without reading
   // its trace back from disk. `into` is filled by finish().
@@ -87,10 +89,12 @@ class BundleWriter {
   void write_samples(std::span<const std::pair<const Point*, PointTrace>> batch);
   // The batch's points.csv rows (the header before the first); with `rows`, where
   // each point's row lies in the text (begin, end without the newline).
-  std::string format_rows(std::span<const std::pair<const Point*, PointTrace>> batch,
-                          std::vector<std::pair<std::size_t, std::size_t>>* rows);
+  const std::string& format_rows(std::span<const std::pair<const Point*, PointTrace>> batch,
+                                 std::vector<std::pair<std::size_t, std::size_t>>* rows);
   // Moves the points stored since the last call into the retained set.
   void retain_pending();
+  // Frees what storing the last batch used up (retired_traces_, retired_rows_).
+  void release_retired();
   std::string dir_;
   nlohmann::json header_;
   int trace_fd_ = -1;
@@ -103,6 +107,15 @@ class BundleWriter {
   // chunk after chunk (no growing string per point, no fresh pages per batch).
   std::unique_ptr<char[]> chunk_;
   std::unordered_map<const Point*, PreparedRow> prepared_;  // by prepare_points, until stored
+  // The last batch's points.csv text. Kept (with its capacity) from batch to batch, and
+  // grown and written to by prepare_points while the kernel runs: the pages of a
+  // batch's rows are not first touched after it.
+  std::string rows_text_;
+  // What storing a batch used up (its traces, when not retained, and its prepared rows):
+  // freed by the next prepare_points (while the next kernel runs) or by finish(), not
+  // while a short sweep's last batch is being stored (thousands of frees).
+  std::vector<PointTrace> retired_traces_;
+  std::vector<PreparedRow> retired_rows_;
   std::future<void> header_written_;  // the worker of the deferred-header constructor
 };
 

@@ -32,12 +32,20 @@ struct PreparedRow {
   std::vector<std::pair<std::string, std::string>> params;  // point_params
   std::string params_csv;  // their values as CSV fields, comma-separated
   std::string axes;        // the axes column: "field=value; ..."
+  std::string axes_csv;    // the same as a CSV field
   // Indices into params, ordered by key: the device notes (trace params that are not
-  // point params) are told apart by binary search, not by a scan per note.
+  // point params) are told apart in one merged walk of two sorted lists.
   std::vector<std::uint32_t> by_key;
+  // With prepare_notes: the trace params the notes were made of, and the device_notes
+  // field they make. A row whose trace still has exactly these params uses it.
+  std::vector<std::pair<std::string, std::string>> notes_of;
+  std::string notes_csv;
+  bool notes_ready = false;
   [[nodiscard]] bool has_param(std::string_view key) const;
 };
 PreparedRow prepare_row(const Point& point);
+// Formats the device_notes field of a trace whose params are `trace_params` into `row`.
+void prepare_notes(PreparedRow& row, const std::map<std::string, std::string>& trace_params);
 
 // The points.csv columns: point_id, status, the point's params, the results.
 std::vector<std::string> points_columns(const PreparedRow& row);

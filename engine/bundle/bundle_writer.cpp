@@ -10,8 +10,10 @@
 
 #include "engine/bundle/bundle.hpp"
 #include "engine/bundle/bundle_rows.hpp"
+#include "engine/core/background_worker.hpp"
 #include "engine/core/csv.hpp"
 #include "engine/core/files.hpp"
+#include "engine/core/timeline.hpp"
 
 namespace dissect {
 namespace fs = std::filesystem;
@@ -54,9 +56,11 @@ BundleWriter::BundleWriter(std::string dir, nlohmann::json header) : dir_(std::m
 
 BundleWriter::BundleWriter(std::string dir, DeferredHeader header) : dir_(std::move(dir)) {
   check_fresh();
-  header_written_ = std::async(std::launch::async, [this, make = std::move(header.make)] {
+  header_written_ = background::run([this, make = std::move(header.make)] {
+    timeline::mark("bundle: opening");
     open_files();
     init_header(make());
+    timeline::mark("bundle: header written");
   });
 }
 
@@ -115,23 +119,43 @@ void BundleWriter::write_samples(std::span<const std::pair<const Point*, PointTr
   if (used > 0) append_all(trace_fd_, std::string_view(chunk_.get(), used), dir_ + "/trace.csv");
 }
 
-void BundleWriter::prepare_points(std::span<const Point* const> points) {
-  for (const Point* p : points) prepared_.insert_or_assign(p, prepare_row(*p));
+void BundleWriter::prepare_points(std::span<const Point* const> points, std::span<const PointTrace* const> traces) {
+  release_retired();
+  std::size_t bytes = 0;
+  for (std::size_t i = 0; i < points.size(); ++i) {
+    PreparedRow row = prepare_row(*points[i]);
+    if (i < traces.size() && traces[i] != nullptr) prepare_notes(row, traces[i]->params);
+    // The row's other fields: status and the numbers (kMaxSampleRow holds 7 of them).
+    bytes += row.params_csv.size() + row.axes_csv.size() + row.notes_csv.size() + 3 * kMaxSampleRow;
+    prepared_.insert_or_assign(points[i], std::move(row));
+  }
+  if (points_columns_.empty()) bytes += 4096;  // the header comes with the first rows
+  if (rows_text_.capacity() < bytes) {
+    rows_text_.resize(bytes);  // writes every page: the first touch happens now
+    rows_text_.clear();
+  }
 }
 
-std::string BundleWriter::format_rows(std::span<const std::pair<const Point*, PointTrace>> batch,
-                                      std::vector<std::pair<std::size_t, std::size_t>>* rows) {
-  std::string out;
+void BundleWriter::release_retired() {
+  retired_traces_.clear();
+  retired_rows_.clear();
+}
+
+const std::string& BundleWriter::format_rows(std::span<const std::pair<const Point*, PointTrace>> batch,
+                                             std::vector<std::pair<std::size_t, std::size_t>>* rows) {
+  std::string& out = rows_text_;
+  out.clear();
+  retired_rows_.reserve(retired_rows_.size() + batch.size());
   for (std::size_t i = 0; i < batch.size(); ++i) {
     const auto& [point, trace] = batch[i];
     // What was prepared ahead (prepare_points) is used once; the rest is prepared now.
-    PreparedRow parts;
     if (auto it = prepared_.find(point); it != prepared_.end()) {
-      parts = std::move(it->second);
+      retired_rows_.push_back(std::move(it->second));
       prepared_.erase(it);
     } else {
-      parts = prepare_row(*point);
+      retired_rows_.push_back(prepare_row(*point));
     }
+    const PreparedRow& parts = retired_rows_.back();
     if (points_columns_.empty()) {  // the header comes with the first row
       points_columns_ = points_columns(parts);
       append_csv_row(out, points_columns_);
@@ -180,18 +204,24 @@ void BundleWriter::append_point(const Point& point, PointTrace trace) {
 
 void BundleWriter::append_points(std::vector<std::pair<const Point*, PointTrace>> batch) {
   await_header();
+  timeline::mark("bundle: append");
   // 1. the samples (in windows: a batch of fine-grained points can hold millions),
   // 2. the rows that commit them, in one write.
   write_samples(batch);
+  timeline::mark("bundle: samples written");
   std::vector<std::pair<std::size_t, std::size_t>> rows;
-  const std::string text = format_rows(batch, retained_ != nullptr ? &rows : nullptr);
+  const std::string& text = format_rows(batch, retained_ != nullptr ? &rows : nullptr);
+  timeline::mark("bundle: rows formatted");
   append_all(points_fd_, text, dir_ + "/points.csv");
+  timeline::mark("bundle: rows written");
   points_written_ += batch.size();
   // The retained copy is made from the rows when the run is finished, not here:
   // storing points is on the path of a short sweep's wall time, analysis is not.
   if (retained_ != nullptr)
     for (std::size_t i = 0; i < batch.size(); ++i)
       unretained_.emplace_back(std::move(batch[i].second), text.substr(rows[i].first, rows[i].second - rows[i].first));
+  else
+    for (auto& [point, trace] : batch) retired_traces_.push_back(std::move(trace));
 }
 
 void BundleWriter::add_kernel(const KernelArtifact& a) {
@@ -219,6 +249,7 @@ void BundleWriter::finish(const std::string& status, const nlohmann::json& extra
   ::fsync(trace_fd_);
   ::fsync(points_fd_);
   write_header();
+  release_retired();
 }
 
 void BundleWriter::write_findings(const nlohmann::json& findings) {

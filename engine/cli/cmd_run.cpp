@@ -7,6 +7,8 @@
 #include "engine/bundle/bundle.hpp"
 #include "engine/cli/cli.hpp"
 #include "engine/cli/parse_options.hpp"
+#include "engine/core/background_worker.hpp"
+#include "engine/core/timeline.hpp"
 #include "engine/device/cuda/cuda_preview.hpp"
 #include "engine/device/device.hpp"
 #include "engine/run/runner.hpp"
@@ -121,9 +123,13 @@ int cmd_run(const Args& args, const std::vector<std::string>& full_argv) {
     return kExitOk;
   }
 
+  timeline::mark("run: specs loaded");
+  background::warm_up();  // the bundles' worker thread starts while the device opens
   std::unique_ptr<Device> device;
   try {
-    device = open_device(device_sel.empty() ? "0" : device_sel);
+    // The first spec's first kernel is loaded while the device opens.
+    device = open_device(device_sel.empty() ? "0" : device_sel,
+                         loaded.empty() ? std::span<const Point>{} : std::span<const Point>(loaded.front().expanded));
   } catch (const RunError& e) {
     std::cerr << "dissect run: " << e.what() << "\n";
     return kExitFailure;
@@ -143,6 +149,7 @@ int cmd_run(const Args& args, const std::vector<std::string>& full_argv) {
     RunOutcome r;
     try {
       // The device may start on the first point's kernel while run_spec opens the bundle.
+      timeline::mark("run: device open, preparing");
       device->prepare(spec.expanded);
       r = run_spec(spec, *device, ro, g_stop);
     } catch (const RunError& e) {

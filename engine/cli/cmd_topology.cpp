@@ -7,6 +7,7 @@
 
 #include "engine/cli/cli.hpp"
 #include "engine/cli/parse_options.hpp"
+#include "engine/core/background_worker.hpp"
 #include "engine/device/device.hpp"
 #include "engine/topology/topology_report.hpp"
 #include "engine/topology/topology_runner.hpp"
@@ -50,6 +51,7 @@ int cmd_topology(const Args& args, const std::vector<std::string>& full_argv) {
       "quiet,q", "no progress on stderr");
   po::variables_map vm;
   if (const auto done = parse_options("topology", args, opts, vm)) return *done;
+  background::warm_up();  // the bundles' worker thread starts while the device opens
   std::unique_ptr<Device> device;
   std::string note;
   try {

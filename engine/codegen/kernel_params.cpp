@@ -106,6 +106,31 @@ KernelParams kernel_params(const Experiment& e) {
   throw RunError(std::string("kernel '") + to_string(e.kernel) + "' has no CUDA template");
 }
 
+std::string kernel_identity(const Experiment& e) {
+  // The fields each case of kernel_params reads, a byte each (ilp: four).
+  std::string id;
+  auto byte = [&](auto v) { id += static_cast<char>(static_cast<unsigned char>(v)); };
+  byte(e.kernel);
+  byte(e.element);
+  byte(e.timing.clock);
+  switch (e.kernel) {
+    case KernelKind::pchase:
+      byte(e.path);
+      byte(e.timing.mode);
+      break;
+    case KernelKind::phases:
+      for (const auto& a : e.arrays) byte(a.path);
+      break;
+    case KernelKind::shared_stride: break;
+    case KernelKind::coalescing: byte(e.path); break;
+    case KernelKind::throughput:
+      byte(e.path);
+      for (int shift = 0; shift < 32; shift += 8) byte(e.ilp >> shift);
+      break;
+  }
+  return id;
+}
+
 std::string expected_ptx_load(LoadPath p) {
   switch (p) {
     case LoadPath::ca: return "ld.global.ca.";

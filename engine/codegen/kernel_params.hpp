@@ -32,6 +32,12 @@ int path_code(LoadPath p);
 // template: pchase, phases, shared_stride, coalescing, throughput).
 KernelParams kernel_params(const Experiment& e);
 
+// A compact stand-in for kernel_params(e).canonical(): equal for two experiments exactly
+// when their KernelParams are (it reads the same fields), and made without building
+// them (a few bytes, no allocation for one array). The CUDA device groups a sweep's
+// points into launches by it; tests check it against kernel_params.
+std::string kernel_identity(const Experiment& e);
+
 // The PTX instruction prefix a load path must compile to ("ld.global.cg.",
 // "ld.global.nc.", "tex.1d.", "ld.const.", "ld.shared.").
 std::string expected_ptx_load(LoadPath p);

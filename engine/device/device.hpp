@@ -41,7 +41,11 @@ class RunSink {
   // The points of a launch whose kernel is running now; their results follow
   // (points_done) unless the launch fails. A sink may prepare meanwhile what does
   // not depend on the results, so that storing them costs less wall time after.
-  virtual void points_started(std::span<const Point* const> points) { (void)points; }
+  // `traces`: empty, or per point the trace whose params (the device's notes on how
+  // the point runs) are final already; it stays valid until points_done.
+  virtual void points_started(std::span<const Point* const> points, std::span<const PointTrace* const> traces) {
+    (void)points, (void)traces;
+  }
   // Progress for humans: `done` of `total` points.
   virtual void progress(std::size_t done, std::size_t total) { (void)done, (void)total; }
 };
@@ -87,7 +91,9 @@ struct DeviceFactory {
   std::string help;     // one line for `dissect list devices` and --help
   // Whether this factory handles a selector ("0", "sim:h100").
   std::function<bool(const std::string&)> accepts;
-  std::function<std::unique_ptr<Device>(const std::string&)> open;
+  // Opens a device. `upcoming`: the points that run first, a hint (as Device::prepare)
+  // that lets a device start on their kernels while it opens; may be empty.
+  std::function<std::unique_ptr<Device>(const std::string&, std::span<const Point>)> open;
   // Lines for `dissect list devices` (each device or profile available here).
   std::function<std::vector<std::string>()> list;
   // Optional: checks a device profile file (a YAML file with a
@@ -97,6 +103,7 @@ struct DeviceFactory {
 
 const std::vector<DeviceFactory>& device_factories();
 // Opens the device for a selector, or throws RunError with a helpful message.
-std::unique_ptr<Device> open_device(const std::string& selector);
+// `upcoming`: see DeviceFactory::open.
+std::unique_ptr<Device> open_device(const std::string& selector, std::span<const Point> upcoming = {});
 
 }  // namespace dissect

@@ -20,9 +20,9 @@ const std::vector<DeviceFactory>& device_factories() {
   return factories;
 }
 
-std::unique_ptr<Device> open_device(const std::string& selector) {
+std::unique_ptr<Device> open_device(const std::string& selector, std::span<const Point> upcoming) {
   for (const auto& f : device_factories())
-    if (f.accepts(selector)) return f.open(selector);
+    if (f.accepts(selector)) return f.open(selector, upcoming);
   std::string msg = "no device '" + selector + "'";
   if (device_factories().empty()) {
     msg += ": this build has no device backends yet";

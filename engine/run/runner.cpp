@@ -10,6 +10,7 @@
 #include "engine/bundle/bundle.hpp"
 #include "engine/core/files.hpp"
 #include "engine/core/stopwatch.hpp"
+#include "engine/core/timeline.hpp"
 #include "engine/run/adaptive_search.hpp"
 
 namespace dissect {
@@ -30,7 +31,9 @@ class BundleSink final : public RunSink {
     store_ms_ += ms_since(t0);
   }
   void kernel_built(const KernelArtifact& artifact) override { writer_.add_kernel(artifact); }
-  void points_started(std::span<const Point* const> points) override { writer_.prepare_points(points); }
+  void points_started(std::span<const Point* const> points, std::span<const PointTrace* const> traces) override {
+    writer_.prepare_points(points, traces);
+  }
   // Time spent storing points (formatting and writing rows), for the timing report.
   [[nodiscard]] double store_ms() const { return store_ms_; }
   void progress(std::size_t done, std::size_t total) override {
@@ -87,6 +90,7 @@ nlohmann::json bundle_header(const Spec& spec, const Device& device, const RunOp
 
 RunOutcome run_spec(const Spec& spec, Device& device, const RunOptions& options, const std::atomic<bool>& stop) {
   const auto t0 = std::chrono::steady_clock::now();
+  timeline::mark("run_spec: start");
   RunOutcome out;
   if (spec.base.abstract)
     throw RunError(spec.path + ": an abstract base spec (abstract: true) is for include:, not for running");
@@ -108,6 +112,7 @@ RunOutcome run_spec(const Spec& spec, Device& device, const RunOptions& options,
   if (analyze) writer.retain_traces(&retained);
   const double open_ms = ms_since(t0) - expand_ms;
   BundleSink sink(writer, options.progress, spec.base.name);
+  timeline::mark("run_spec: bundle opened");
 
   RunRequest req;
   req.spec = &spec;
@@ -134,6 +139,7 @@ RunOutcome run_spec(const Spec& spec, Device& device, const RunOptions& options,
   }
   out.points_done = writer.points_written();
   out.wall_ms = ms_since(t0);
+  timeline::mark("run_spec: wall ends");
   nlohmann::json extra;
   extra["timings"] = {{"wall_ms", out.wall_ms},
                       {"kernel_ms", out.timings.kernel_ms},
@@ -150,6 +156,8 @@ RunOutcome run_spec(const Spec& spec, Device& device, const RunOptions& options,
                  "compile %.2f, storing points %.2f); then finish %.2f ms (not in wall)\n",
                  spec.base.name.c_str(), out.wall_ms, expand_ms, open_ms, out.wall_ms - expand_ms - open_ms,
                  out.timings.kernel_ms, out.timings.compile_ms, sink.store_ms(), ms_since(t_finish));
+  timeline::mark("run_spec: bundle finished");
+  timeline::print(stderr);
 
   if (analyze && out.points_done > 0) {
     const auto t_analysis = std::chrono::steady_clock::now();

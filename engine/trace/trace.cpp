@@ -89,6 +89,10 @@ LatencySummary summarize(std::vector<double> values) {
   s.count = values.size();
   if (values.empty()) return s;
   const std::size_t n = values.size();
+  if (n == 1) {  // a chain-timed point: one average (every statistic is that value)
+    s.min = s.p5 = s.median = s.mean = s.p95 = s.max = values.front();
+    return s;
+  }
   // The mean is the sum in ascending order. When every value is a whole number
   // and no partial sum can pass 2^53 (cycle counts: always), each addition is
   // exact and any order gives that same sum; then the five order statistics are

@@ -1,4 +1,3 @@
-#include "engine/core/stopwatch.hpp"
 #include "engine/device/cuda/cuda_device.hpp"
 
 #include <algorithm>
@@ -13,6 +12,9 @@
 
 #include "engine/codegen/disassembler.hpp"
 #include "engine/codegen/nvrtc_compiler.hpp"
+#include "engine/core/csv.hpp"
+#include "engine/core/stopwatch.hpp"
+#include "engine/core/timeline.hpp"
 #include "engine/device/chase_order.hpp"
 #include "engine/device/cuda/array_image.hpp"
 #include "engine/device/cuda/cuda_preview.hpp"
@@ -31,6 +33,11 @@ constexpr std::uint64_t kArrayAlignMax = 2ull << 20;
 constexpr std::uint64_t kArrayAlignMin = 64ull << 10;
 constexpr std::uint64_t kConstAlign = 256;         // arrays in the constant bank
 constexpr std::uint32_t kSampleBufferBytes = 6 * 1024;  // shared-memory sample buffer per block
+// Allocated when the device opens (beside the context's set-up, not in a run's wall time):
+// the arena holds a 128-point L1 sweep's arrays; parameter tables and per-chaser results
+// of thousands of points fit the small buffers. Larger needs reallocate (DeviceBuffer).
+constexpr std::uint64_t kArenaReserve = 64ull << 20;
+constexpr std::uint64_t kSmallReserve = 1ull << 20;
 constexpr std::uint32_t kPoison = 0xffffffffu;
 constexpr const char* kFillEntry = "dissect_fill_sequential_batch";  // scatter.cuh
 
@@ -115,7 +122,7 @@ std::vector<std::string> sass_load_lines(const std::string& sass) {
 // Opening the device
 // ---------------------------------------------------------------------------
 
-CudaDevice::CudaDevice(int ordinal) : drv_(CudaDriver::get()), ordinal_(ordinal) {
+CudaDevice::CudaDevice(int ordinal, std::span<const Point> upcoming) : drv_(CudaDriver::get()), ordinal_(ordinal) {
   if (const CUresult r = drv_.cuInit(0); r != CUDA_SUCCESS)
     throw RunError("no usable GPU: cuInit: " + drv_.error_text(r) + kNoGpuHint);
   int count = 0;
@@ -140,7 +147,33 @@ CudaDevice::CudaDevice(int ordinal) : drv_(CudaDriver::get()), ordinal_(ordinal)
   smem_.reserved_per_block = static_cast<std::uint32_t>(attr(CU_DEVICE_ATTRIBUTE_RESERVED_SHARED_MEMORY_PER_BLOCK));
   rated_clock_khz_ = attr(CU_DEVICE_ATTRIBUTE_CLOCK_RATE);
 
+  timeline::mark("device: attributes read");
+
   DISSECT_CU(drv_, cuDevicePrimaryCtxRetain(&ctx_, dev_));
+  timeline::mark("device: primary context retained");
+  // The helper module and the first points' kernel are looked up in the compile cache
+  // and loaded on workers while the rest of the device opens (~20 ms: the description,
+  // NVML). Not earlier: beside the context's creation a cold NVRTC compile took 6x as
+  // long on the H100 (360 ms instead of 60).
+  prefetch(scatter_kernel_params(), kFillEntry);
+  if (!upcoming.empty()) prepare(upcoming);
+  // The buffers every run needs, allocated beside the rest of the opening; run() waits.
+  try {
+    buffers_reserved_ = std::async(std::launch::async, [this] {
+      DISSECT_CU(drv_, cuCtxSetCurrent(ctx_));
+      arrays_.ensure(kArenaReserve, kArrayAlignMax);
+      tables_.ensure(kSmallReserve);
+      misc_.ensure(kSmallReserve);
+      void* staging = nullptr;
+      if (drv_.cuMemAllocHost(&staging, kSmallReserve) == CUDA_SUCCESS) {
+        table_staging_ = static_cast<unsigned char*>(staging);
+        DISSECT_CU(drv_, cuEventCreate(&staging_copied_, CU_EVENT_DISABLE_TIMING));
+      }
+      timeline::mark("device: buffers reserved");
+    });
+  } catch (const std::system_error&) {
+    // No thread to be had: each buffer is allocated when a run first needs it.
+  }
   DISSECT_CU(drv_, cuCtxSetCurrent(ctx_));
   DISSECT_CU(drv_, cuEventCreate(&ev0_, CU_EVENT_DEFAULT));
   DISSECT_CU(drv_, cuEventCreate(&ev1_, CU_EVENT_DEFAULT));
@@ -192,11 +225,11 @@ CudaDevice::CudaDevice(int ordinal) : drv_(CudaDriver::get()), ordinal_(ordinal)
     throw RunError(std::string(name) + " is sm_" + std::to_string(arch()) + ", which NVRTC " +
                    NvrtcCompiler::version() + " cannot compile for");
   description_ = d;
-
-  prefetch(scatter_kernel_params(), kFillEntry);
+  timeline::mark("device: described");
 }
 
 CudaDevice::~CudaDevice() {
+  await_reserved_buffers();
   while (!prefetches_.empty())
     if (std::unique_ptr<Kernel> k = take_prefetched(prefetches_.begin()->first); k && k->module != nullptr)
       drv_.cuModuleUnload(k->module);
@@ -204,6 +237,8 @@ CudaDevice::~CudaDevice() {
     if (k->module != nullptr) drv_.cuModuleUnload(k->module);
   kernels_.clear();
   for (DeviceBuffer* b : {&arrays_, &tables_, &lat_, &idx_, &misc_, &scatter_, &flush_}) b->release();
+  if (staging_copied_) drv_.cuEventSynchronize(staging_copied_), drv_.cuEventDestroy(staging_copied_);
+  if (table_staging_) drv_.cuMemFreeHost(table_staging_);
   if (ev0_) drv_.cuEventDestroy(ev0_);
   if (ev1_) drv_.cuEventDestroy(ev1_);
   if (ctx_) drv_.cuDevicePrimaryCtxRelease(dev_);
@@ -221,20 +256,29 @@ double CudaDevice::current_sm_clock_khz() const {
 // Kernels: generate, compile (cached), load
 // ---------------------------------------------------------------------------
 
-std::unique_ptr<CudaDevice::Kernel> CudaDevice::load_kernel(const KernelParams& params, const char* fill_entry) const {
+std::unique_ptr<CudaDevice::Kernel> CudaDevice::compile_kernel(const KernelParams& params) const {
+  timeline::mark("load " + params.entry + ": start");
   auto k = std::make_unique<Kernel>();
   k->gen = instantiate(params, templates_);
   // The PTX and the log are only for the bundle: read while the kernel runs (report_kernel).
   k->bin = compile_cached(k->gen, arch(), cache_, true, false);
+  timeline::mark("load " + params.entry + ": cubin in hand");
+  return k;
+}
+
+void CudaDevice::load_module(Kernel& kernel, const KernelParams& params, const char* fill_entry) const {
+  Kernel* const k = &kernel;
   struct Unload {  // a module whose function cannot be found is not kept
     const CudaDriver& d;
     CUmodule* m;
     ~Unload() {
-      if (m != nullptr && *m != nullptr) d.cuModuleUnload(*m);
+      if (m != nullptr && *m != nullptr) d.cuModuleUnload(*m), *m = nullptr;
     }
   } unload{drv_, &k->module};
   DISSECT_CU(drv_, cuModuleLoadData(&k->module, k->bin.cubin.data()));
+  timeline::mark("load " + params.entry + ": cuModuleLoadData");
   DISSECT_CU(drv_, cuModuleGetFunction(&k->fn, k->module, params.entry.c_str()));
+  timeline::mark("load " + params.entry + ": cuModuleGetFunction");
   int v = 0;
   DISSECT_CU(drv_, cuFuncGetAttribute(&v, CU_FUNC_ATTRIBUTE_SHARED_SIZE_BYTES, k->fn));
   k->static_shared = static_cast<std::uint32_t>(v);
@@ -242,6 +286,12 @@ std::unique_ptr<CudaDevice::Kernel> CudaDevice::load_kernel(const KernelParams& 
   // Here too: under lazy module loading, getting a function loads its code.
   if (fill_entry != nullptr) DISSECT_CU(drv_, cuModuleGetFunction(&k->fill, k->module, fill_entry));
   unload.m = nullptr;
+  timeline::mark("load " + params.entry + ": done");
+}
+
+std::unique_ptr<CudaDevice::Kernel> CudaDevice::load_kernel(const KernelParams& params, const char* fill_entry) const {
+  std::unique_ptr<Kernel> k = compile_kernel(params);
+  load_module(*k, params, fill_entry);
   return k;
 }
 
@@ -284,11 +334,13 @@ CudaDevice::Kernel& CudaDevice::kernel(const KernelParams& params, RunTimings& t
   auto it = kernels_.find(key);
   if (it == kernels_.end()) {
     const auto t0 = std::chrono::steady_clock::now();
+    timeline::mark("kernel " + params.entry + ": wanted");
     std::unique_ptr<Kernel> k = take_prefetched(key);  // waits for the worker if it is still at it
     if (!k) k = load_kernel(params);
     timings.compile_ms += k->bin.compile_ms;
     it = kernels_.emplace(key, std::move(k)).first;
     prof_.kernel_ms += ms_since(t0);
+    timeline::mark("kernel " + params.entry + ": in hand");
   }
   // Reported while the next launch runs (launch()), or when the run ends.
   if (sink != nullptr && reported_.insert(key).second) pending_reports_.emplace_back(it->second.get(), sink);
@@ -382,14 +434,18 @@ void CudaDevice::report_pending_kernels() noexcept {
 
 double CudaDevice::launch(Kernel& k, std::uint32_t blocks, std::uint32_t threads, std::uint32_t dyn_shared,
                           void** args, double* clock_khz, const std::function<void()>& meanwhile) {
+  timeline::mark("launch: start");
   DISSECT_CU(drv_, cuEventRecord(ev0_, nullptr));
   DISSECT_CU(drv_, cuLaunchKernel(k.fn, blocks, 1, 1, threads, 1, 1, dyn_shared, nullptr, args, nullptr));
   DISSECT_CU(drv_, cuEventRecord(ev1_, nullptr));
+  timeline::mark("launch: enqueued");
   // Host work that overlaps the kernel (launches are asynchronous).
   report_pending_kernels();
   if (meanwhile) meanwhile();
   if (clock_khz != nullptr) *clock_khz = current_sm_clock_khz();
+  timeline::mark("launch: host work done, waiting");
   DISSECT_CU(drv_, cuEventSynchronize(ev1_));
+  timeline::mark("launch: kernel finished");
   float ms = 0;
   DISSECT_CU(drv_, cuEventElapsedTime(&ms, ev0_, ev1_));
   return ms;
@@ -511,12 +567,16 @@ void launch_fills(const CudaDriver& drv, CUfunction fill, const FillBatch& fills
 void start_points(const RunRequest& req, const LaunchGroup& group, std::vector<PointTrace>& traces,
                   const std::map<std::string, std::string>& notes, RunSink& sink) {
   std::vector<const Point*> points;
+  std::vector<const PointTrace*> started;
   points.reserve(group.points.size());
+  started.reserve(group.points.size());
   for (std::size_t gi = 0; gi < group.points.size(); ++gi) {
     traces[gi].params.insert(notes.begin(), notes.end());
     points.push_back(&req.points[group.points[gi]]);
+    started.push_back(&traces[gi]);
   }
-  sink.points_started(points);
+  // The notes are final now: the results add samples and numbers, no params.
+  sink.points_started(points, started);
 }
 
 }  // namespace
@@ -531,8 +591,31 @@ std::pair<CUfunction, CUfunction> CudaDevice::helper_functions(RunTimings& timin
   return {h.fn, h.fill};
 }
 
+void CudaDevice::upload_table(CUdeviceptr dst, const std::vector<unsigned char>& table) {
+  if (table_staging_ == nullptr || staging_copied_ == nullptr || table.size() > kSmallReserve) {
+    DISSECT_CU(drv_, cuMemcpyHtoD(dst, table.data(), table.size()));  // synchronous, from pageable memory
+    return;
+  }
+  // From pinned memory the copy is queued like a launch (~5 us instead of ~50): the
+  // launches after it on the same (legacy default) stream wait for it.
+  DISSECT_CU(drv_, cuEventSynchronize(staging_copied_));  // the last copy from the staging buffer is done
+  std::memcpy(table_staging_, table.data(), table.size());
+  DISSECT_CU(drv_, cuMemcpyHtoDAsync(dst, table_staging_, table.size(), nullptr));
+  DISSECT_CU(drv_, cuEventRecord(staging_copied_, nullptr));
+}
+
+void CudaDevice::await_reserved_buffers() noexcept {
+  if (!buffers_reserved_.valid()) return;
+  try {
+    buffers_reserved_.get();
+  } catch (const std::exception&) {
+    // Not reserved (no memory, say): a run allocates what it needs and reports a failure.
+  }
+}
+
 RunTimings CudaDevice::run(const RunRequest& req, RunSink& sink) {
   const auto t_run = std::chrono::steady_clock::now();
+  await_reserved_buffers();
   RunTimings timings;
   reported_.clear();
   prof_ = Profile{};
@@ -554,8 +637,11 @@ RunTimings CudaDevice::run(const RunRequest& req, RunSink& sink) {
   limits.const_align = kConstAlign;
   auto compat = [](const Point& p) {
     const Experiment& e = p.experiment;
-    return kernel_params(e).canonical() + "|threads=" + std::to_string(e.layout.threads) +
-           "|carveout=" + std::to_string(e.carveout) + "|repeats=" + std::to_string(e.repeats);
+    // kernel_identity, not kernel_params(e).canonical(): a string each instead of a dozen.
+    std::string key = kernel_identity(e);
+    for (const std::int64_t v : {std::int64_t{e.layout.threads}, std::int64_t{e.carveout}, std::int64_t{e.repeats}})
+      key.append(reinterpret_cast<const char*>(&v), sizeof v);
+    return key;
   };
   const std::vector<LaunchGroup> plan = plan_launches(req.points, limits, compat);
   std::size_t done = 0;
@@ -666,9 +752,11 @@ void CudaDevice::run_pchase(const RunRequest& req, const LaunchGroup& group, Ker
   if (std::any_of(arrays.begin(), arrays.end(), [](const ArrayUpload& a) { return !a.img.dense || a.img.device_fill; }))
     std::tie(helpers.scatter, helpers.fill) = helper_functions(timings);
   prof_.prep_ms += ms_since(t_prep);
+  timeline::mark("pchase: host prep done");
   auto t_lap = std::chrono::steady_clock::now();
   FillBatch fills;
   place_arrays(drv_, arrays, arrays_, scatter_, k.module, helpers, textures, fills);
+  timeline::mark("pchase: arrays placed");
   // A cold measurement (no warm-up) of a structure shared by all SMs must not find the
   // lines that writing the array left in L2: write 4x the L2 size elsewhere first.
   // (Done before every repeat's launch, below.)
@@ -685,8 +773,11 @@ void CudaDevice::run_pchase(const RunRequest& req, const LaunchGroup& group, Ker
   append_bytes(table, chasers);
   const std::uint64_t fills_at = append_fills(table, fills);
   const CUdeviceptr tab = tables_.ensure(table.size());
-  DISSECT_CU(drv_, cuMemcpyHtoD(tab, table.data(), table.size()));
+  timeline::mark("pchase: table buffer");
+  upload_table(tab, table);
+  timeline::mark("pchase: table copied");
   launch_fills(drv_, helpers.fill, fills, tab + fills_at);
+  timeline::mark("pchase: fills launched");
 
   const CUdeviceptr lat = chain ? 0 : lat_.ensure(4 * slots);
   const CUdeviceptr idx = chain ? 0 : idx_.ensure(4 * slots);
@@ -697,6 +788,7 @@ void CudaDevice::run_pchase(const RunRequest& req, const LaunchGroup& group, Ker
 
   const SmemPlan smem = apply_smem(k, e0, needed);
   const int occupancy = occupancy_of(k, threads, smem.dynamic_bytes);
+  timeline::mark("pchase: buffers, shared memory, occupancy");
 
   // ---- launches (one per repeat) ---------------------------------------------
   std::vector<PointTrace> traces(group.points.size());
@@ -721,18 +813,24 @@ void CudaDevice::run_pchase(const RunRequest& req, const LaunchGroup& group, Ker
                                              {"occupancy_blocks_per_sm", std::to_string(occupancy)},
                                              {"smem_note", smem.note}};
     if (flush_l2) notes["l2_flushed_before_launch"] = "1";
-    for (std::size_t gi = 0; gi < metas.size(); ++gi)
+    for (std::size_t gi = 0; gi < metas.size(); ++gi) {
       traces[gi].params["sample_chunk"] = std::to_string(metas[gi].chunk);
+      // Room for what the readback below adds: no allocation then.
+      const Experiment& e = req.points[group.points[gi]].experiment;
+      const std::uint64_t chasers_of_point = std::uint64_t{metas[gi].blocks} * metas[gi].nch;
+      overheads[gi].reserve(chasers_of_point * abi::kOverheadReps * e0.repeats);
+      traces[gi].samples.reserve(chasers_of_point * e0.repeats * (chain ? 1 : e.iterations));
+    }
     start_points(req, group, traces, notes, sink);
   };
 
   for (std::uint32_t r = 0; r < e0.repeats; ++r) {
     if (!chain) {
-      DISSECT_CU(drv_, cuMemsetD8(lat, 0xff, 4 * slots));
-      DISSECT_CU(drv_, cuMemsetD8(idx, 0xff, 4 * slots));
+      DISSECT_CU(drv_, cuMemsetD8Async(lat, 0xff, 4 * slots, nullptr));
+      DISSECT_CU(drv_, cuMemsetD8Async(idx, 0xff, 4 * slots, nullptr));
     }
-    DISSECT_CU(drv_, cuMemsetD8(misc, 0xff, misc_bytes));
-    if (flush_l2) DISSECT_CU(drv_, cuMemsetD8(flush_.ensure(4 * l2_bytes_), 0x5a, 4 * l2_bytes_));
+    DISSECT_CU(drv_, cuMemsetD8Async(misc, 0xff, misc_bytes, nullptr));
+    if (flush_l2) DISSECT_CU(drv_, cuMemsetD8Async(flush_.ensure(4 * l2_bytes_), 0x5a, 4 * l2_bytes_, nullptr));
     prof_.upload_ms += ms_since(t_lap);
     t_lap = std::chrono::steady_clock::now();
     double clock_khz_now = 0;
@@ -751,6 +849,7 @@ void CudaDevice::run_pchase(const RunRequest& req, const LaunchGroup& group, Ker
     // Chain times, final indices, %smid and timer overheads: one copy of the whole
     // per-chaser buffer instead of four (each synchronous copy costs ~10 us).
     DISSECT_CU(drv_, cuMemcpyDtoH(h_misc.data(), misc, misc_bytes));
+    timeline::mark("pchase: read back");
     if (chain) std::memcpy(h_chain.data(), h_misc.data() + chain_at, 8 * nchasers);
     std::memcpy(h_final.data(), h_misc.data() + final_at, 8 * nchasers);
     std::memcpy(h_smid.data(), h_misc.data() + smid_at, 4 * nblocks);
@@ -827,6 +926,7 @@ void CudaDevice::run_pchase(const RunRequest& req, const LaunchGroup& group, Ker
     return;
   }
 
+  timeline::mark("pchase: samples decoded");
   prof_.readback_ms += ms_since(t_lap);
   t_lap = std::chrono::steady_clock::now();
   const double clock_khz = clocks.empty() ? kUnknown
@@ -846,11 +946,12 @@ void CudaDevice::run_pchase(const RunRequest& req, const LaunchGroup& group, Ker
     t.discard_passes = e.discard;
     const double ovh = median(overheads[gi]);
     t.timer_overhead_cycles = chain ? ovh / static_cast<double>(e.iterations) : ovh;
-    t.params["timer_overhead_raw_cycles"] = std::to_string(ovh);  // the others: during the launch (meanwhile)
     batch.emplace_back(&p, std::move(t));
   }
+  timeline::mark("pchase: traces made");
   sink.points_done(std::move(batch));
   prof_.sink_ms += ms_since(t_lap);
+  timeline::mark("pchase: points stored");
 }
 
 void CudaDevice::run_phases(const RunRequest& req, const LaunchGroup& group, Kernel& k, RunTimings& timings,
@@ -967,7 +1068,7 @@ void CudaDevice::run_phases(const RunRequest& req, const LaunchGroup& group, Ker
   append_bytes(table, tphases);
   const std::uint64_t fills_at = append_fills(table, fills);
   const CUdeviceptr tab = tables_.ensure(table.size());
-  DISSECT_CU(drv_, cuMemcpyHtoD(tab, table.data(), table.size()));
+  upload_table(tab, table);
   launch_fills(drv_, helpers.fill, fills, tab + fills_at);
 
   const CUdeviceptr lat = lat_.ensure(4 * std::max<std::uint64_t>(slots, 1));
@@ -999,9 +1100,9 @@ void CudaDevice::run_phases(const RunRequest& req, const LaunchGroup& group, Ker
   };
   double kernel_ms = 0;
   for (std::uint32_t r = 0; r < e0.repeats; ++r) {
-    DISSECT_CU(drv_, cuMemsetD8(lat, 0xff, 4 * std::max<std::uint64_t>(slots, 1)));
-    DISSECT_CU(drv_, cuMemsetD8(idx, 0xff, 4 * std::max<std::uint64_t>(slots, 1)));
-    DISSECT_CU(drv_, cuMemsetD8(misc, 0xff, misc_bytes));
+    DISSECT_CU(drv_, cuMemsetD8Async(lat, 0xff, 4 * std::max<std::uint64_t>(slots, 1), nullptr));
+    DISSECT_CU(drv_, cuMemsetD8Async(idx, 0xff, 4 * std::max<std::uint64_t>(slots, 1), nullptr));
+    DISSECT_CU(drv_, cuMemsetD8Async(misc, 0xff, misc_bytes, nullptr));
     prof_.upload_ms += ms_since(t_lap);
     t_lap = std::chrono::steady_clock::now();
     double clock_khz_now = 0;
@@ -1193,7 +1294,7 @@ void CudaDevice::run_simple(const RunRequest& req, const LaunchGroup& group, Ker
   const std::uint64_t fills_at = append_fills(table, fills);
   const std::uint32_t nblocks = static_cast<std::uint32_t>(ss.size() + co.size() + tp.size());
   const CUdeviceptr tab = tables_.ensure(table.size());
-  DISSECT_CU(drv_, cuMemcpyHtoD(tab, table.data(), table.size()));
+  upload_table(tab, table);
   launch_fills(drv_, helpers.fill, fills, tab + fills_at);
   const std::uint64_t slot_bytes = kind == KernelKind::shared_stride ? 8 : 4;
   const CUdeviceptr out = lat_.ensure(slot_bytes * slots);
@@ -1225,8 +1326,8 @@ void CudaDevice::run_simple(const RunRequest& req, const LaunchGroup& group, Ker
   };
   double kernel_ms = 0;
   for (std::uint32_t r = 0; r < e0.repeats; ++r) {
-    DISSECT_CU(drv_, cuMemsetD8(out, 0xff, slot_bytes * slots));
-    DISSECT_CU(drv_, cuMemsetD8(misc, 0xff, misc_bytes));
+    DISSECT_CU(drv_, cuMemsetD8Async(out, 0xff, slot_bytes * slots, nullptr));
+    DISSECT_CU(drv_, cuMemsetD8Async(misc, 0xff, misc_bytes, nullptr));
     prof_.upload_ms += ms_since(t_lap);
     t_lap = std::chrono::steady_clock::now();
     double clock_khz_now = 0;
@@ -1334,7 +1435,6 @@ void CudaDevice::run_simple(const RunRequest& req, const LaunchGroup& group, Ker
     // shared_stride samples are averages over `iterations` reads timed once.
     t.timer_overhead_cycles =
         kind == KernelKind::shared_stride ? ovh / static_cast<double>(std::max<std::uint64_t>(e.iterations, 1)) : ovh;
-    t.params["timer_overhead_raw_cycles"] = std::to_string(ovh);  // the others: during the launch (meanwhile)
     batch.emplace_back(&p, std::move(t));
   }
   sink.points_done(std::move(batch));
@@ -1352,7 +1452,9 @@ DeviceFactory cuda_device_factory() {
   f.accepts = [](const std::string& s) {
     return !s.empty() && s.size() < 6 && std::all_of(s.begin(), s.end(), [](char c) { return c >= '0' && c <= '9'; });
   };
-  f.open = [](const std::string& s) -> std::unique_ptr<Device> { return std::make_unique<CudaDevice>(std::stoi(s)); };
+  f.open = [](const std::string& s, std::span<const Point> upcoming) -> std::unique_ptr<Device> {
+    return std::make_unique<CudaDevice>(std::stoi(s), upcoming);
+  };
   f.list = []() -> std::vector<std::string> {
     std::string why;
     if (!CudaDriver::available(&why)) return {"cuda: none (" + why + ")"};

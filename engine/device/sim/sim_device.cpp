@@ -104,7 +104,9 @@ DeviceFactory sim_device_factory() {
   f.name = "sim";
   f.help = "sim:<profile>  a simulated GPU from a device profile (specs/devices/<profile>.yaml or a file path)";
   f.accepts = [](const std::string& s) { return s.rfind("sim:", 0) == 0 || s == "sim"; };
-  f.open = [](const std::string& s) -> std::unique_ptr<Device> { return sim::open_sim_device(s); };
+  f.open = [](const std::string& s, std::span<const Point>) -> std::unique_ptr<Device> {
+    return sim::open_sim_device(s);
+  };
   f.list = [] {
     std::vector<std::string> lines;
     for (const auto& n : sim::profile_names()) {

@@ -261,18 +261,28 @@ TEST_CASE("rows prepared ahead (while the kernel runs) are stored exactly as row
   auto traces = [] {
     PointTrace t0 = make_trace(0, 8, 100.125), t1 = make_trace(1, 5, 1.0 / 3), t2 = make_trace(2, 3, 7);
     t0.params["launch"] = "per_sm";
+    t0.params["smem_note"] = "7168 B, \"fills\" the SM";  // quoted and escaped in the row
     t1.status = "failed: lane 3 unwritten";
+    t2.params["late"] = "1";  // not there yet when the notes were prepared (below): formatted again
     return RunSink::PointBatch{{nullptr, t0}, {nullptr, t1}, {nullptr, t2}};
   };
   const Point* points[] = {&p0, &p1, &p2};
-  for (const bool prepare : {false, true}) {
-    BundleWriter w(dir.file(prepare ? "prepared" : "whole"), {});
-    w.retain_traces(prepare ? &kept_prepared : &kept_whole);
+  TraceSet kept_notes;
+  for (const char* mode : {"whole", "prepared", "notes"}) {
+    const std::string m = mode;
+    BundleWriter w(dir.file(m), {});
+    w.retain_traces(m == "whole" ? &kept_whole : m == "prepared" ? &kept_prepared : &kept_notes);
     RunSink::PointBatch batch = traces();
     for (std::size_t i = 0; i < batch.size(); ++i) batch[i].first = points[i];
-    if (prepare) {
+    if (m == "prepared") {
       w.prepare_points(points);
       w.prepare_points(std::span<const Point* const>(points, 1));  // prepared twice: the last one counts
+    }
+    if (m == "notes") {  // with the traces' notes, as the CUDA device announces a launch
+      RunSink::PointBatch announced = traces();
+      announced[2].second.params.erase("late");
+      const PointTrace* started[] = {&announced[0].second, &announced[1].second, &announced[2].second};
+      w.prepare_points(points, started);
     }
     // The first two as one launch, the third alone (prepared but stored point by point).
     RunSink::PointBatch last;
@@ -283,11 +293,15 @@ TEST_CASE("rows prepared ahead (while the kernel runs) are stored exactly as row
     w.finish("complete");
   }
   for (const char* f : {"trace.csv", "points.csv"})
-    CHECK_MESSAGE(test::read_file(dir.file(std::string("whole/") + f)) ==
-                      test::read_file(dir.file(std::string("prepared/") + f)),
-                  f);
+    for (const char* m : {"prepared/", "notes/"})
+      CHECK_MESSAGE(test::read_file(dir.file(std::string("whole/") + f)) == test::read_file(dir.file(m + std::string(f))),
+                    m, f);
   REQUIRE(kept_prepared.points.size() == 3);
+  REQUIRE(kept_notes.points.size() == 3);
   for (std::size_t i = 0; i < 3; ++i) CHECK(kept_prepared.points[i].params == kept_whole.points[i].params);
+  for (std::size_t i = 0; i < 3; ++i) CHECK(kept_notes.points[i].params == kept_whole.points[i].params);
+  CHECK(kept_notes.points[0].param("device_notes") == "launch=per_sm; smem_note=7168 B, \"fills\" the SM");
+  CHECK(kept_notes.points[2].param("device_notes") == "late=1");
   CHECK(kept_prepared.points[1].param("axes") == "array.size=2048 B; label=needs \"quotes\", and commas");
 }
 

@@ -39,6 +39,37 @@ TEST_CASE("phases parameters list each array's path in the generated switch") {
         std::string::npos);
 }
 
+TEST_CASE("kernel_identity tells experiments apart exactly as kernel_params does") {
+  // Every kernel over a grid of the fields some template reads, and of fields none reads.
+  std::vector<Experiment> grid;
+  for (const KernelKind kind : {KernelKind::pchase, KernelKind::phases, KernelKind::shared_stride,
+                                KernelKind::coalescing, KernelKind::throughput})
+    for (const char* path : {"ca", "cg", "tex", "const"})
+      for (const char* element : {"u32", "u64"})
+        for (const char* mode : {"per_access", "chain"})
+          for (const char* clock : {"clock", "clock64"})
+            for (const std::uint32_t ilp : {1u, 4u, 256u})
+              for (const std::uint64_t size : {4096ull, 8192ull}) {
+                Experiment e = kind == KernelKind::phases ? test::phases_experiment(path, "ca")
+                                                          : test::pchase_experiment(path, element, mode, clock);
+                e.kernel = kind;
+                e.element = std::string(element) == "u64" ? ElementType::u64 : ElementType::u32;
+                e.timing.clock = std::string(clock) == "clock64" ? ClockSource::clock64 : ClockSource::clock;
+                e.timing.mode = std::string(mode) == "chain" ? TimingMode::chain : TimingMode::per_access;
+                e.ilp = ilp;
+                e.array.size_bytes = size;
+                grid.push_back(e);
+              }
+  std::size_t same = 0;
+  for (std::size_t i = 0; i < grid.size(); i += 7)  // a sample of the pairs: the grid has ~2000 experiments
+    for (std::size_t j = 0; j < grid.size(); j += 3) {
+      const bool params_equal = kernel_params(grid[i]).canonical() == kernel_params(grid[j]).canonical();
+      CHECK(params_equal == (kernel_identity(grid[i]) == kernel_identity(grid[j])));
+      same += params_equal ? 1 : 0;
+    }
+  CHECK(same > 0);  // the grid has pairs that share a kernel, not only distinct ones
+}
+
 TEST_CASE("expected PTX loads per path") {
   CHECK(expected_ptx_load(LoadPath::ldg) == "ld.global.nc.");
   CHECK(expected_ptx_load(LoadPath::tex) == "tex.1d.");

@@ -144,7 +144,7 @@ class BatchDevice final : public Device {
   RunTimings run(const RunRequest& req, RunSink& sink) override {
     std::vector<const Point*> started;
     for (const Point& p : req.points) started.push_back(&p);
-    if (announce_) sink.points_started(started);
+    if (announce_) sink.points_started(started, {});
     RunSink::PointBatch batch;
     for (const Point& p : req.points) {
       PointTrace t;

@@ -72,4 +72,7 @@ TEST_CASE("summaries of fractions or of huge values take the full sort and stay 
   check_same(big);
   CHECK(summarize({}).count == 0);
   CHECK(std::isnan(summarize({}).median));
+  // One chain average (a chain-timed point): every statistic is that value, bit for bit.
+  check_same({33.000114440917969});
+  check_same({0.1});
 }

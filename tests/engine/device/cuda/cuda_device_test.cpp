@@ -85,7 +85,7 @@ TEST_CASE("the cuda factory takes ordinals and explains a missing GPU") {
   std::string why;
   if (!gpu_present(why)) {
     try {
-      (void)f.open("0");
+      (void)f.open("0", {});
       FAIL("opened a GPU that is not there");
     } catch (const RunError& e) {
       CHECK(std::string(e.what()).find("--device sim:") != std::string::npos);

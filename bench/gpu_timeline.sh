@@ -1,0 +1,29 @@
+#!/usr/bin/env bash
+# Where a short per-SM sweep's fixed host cost goes on the GPU machine: runs the 128-point
+# benchmark sweeps (bench/gpu/sweep128_*.yaml, warm compile cache) with DISSECT_CUDA_TIMING=2
+# and prints each run's host timeline (engine/core/timeline.hpp), under the module-loading
+# modes of the driver named in MODES (CUDA_MODULE_LOADING; default LAZY, the driver's default; EAGER was no faster on the H100).
+# Usage: bench/gpu_timeline.sh [RUNS_DIR] [REPS]   (DISSECT_BIN as for bench/gpu_bench.sh)
+set -uo pipefail
+ROOT=$(cd "$(dirname "$0")/.." && pwd)
+BIN=${DISSECT_BIN:-}
+[ -z "$BIN" ] && for b in "$ROOT/.carry/dissect" "$ROOT/build-gpu/dissect" "$ROOT/build/dissect"; do
+  [ -x "$b" ] && BIN=$b && break
+done
+RUNS=${1:-/tmp/dissect-timeline}
+REPS=${2:-3}
+export DISSECT_TEMPLATES=${DISSECT_TEMPLATES:-$ROOT/kernels_templates}
+export XDG_CACHE_HOME=$RUNS/cache
+mkdir -p "$RUNS"
+for sweep in size stride; do
+  "$BIN" run --no-analyze -q -o "$RUNS/warmup" "$ROOT/bench/gpu/sweep128_$sweep.yaml" > /dev/null
+done
+for mode in ${MODES:-LAZY}; do
+  for sweep in stride size; do
+    for r in $(seq 1 "$REPS"); do
+      echo "== $sweep per-SM, CUDA_MODULE_LOADING=$mode, run $r"
+      CUDA_MODULE_LOADING=$mode DISSECT_CUDA_TIMING=2 "$BIN" run --no-analyze -q -o "$RUNS/$mode" \
+        "$ROOT/bench/gpu/sweep128_$sweep.yaml" 2>&1 | grep -v '^/'
+    done
+  done
+done
