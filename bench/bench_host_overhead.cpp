@@ -247,8 +247,9 @@ int main(int argc, char** argv) {
     });
     if (!ran) continue;
     char note[160];
-    std::snprintf(note, sizeof note, "open %.3f + append %.3f + finish %.3f (medians)", stats_of(open).median,
-                  stats_of(append).median, stats_of(finish).median);
+    std::snprintf(note, sizeof note, "%s %.3f + append %.3f + finish %.3f (medians)",
+                  prepared ? "open, prepare" : "open", stats_of(open).median, stats_of(append).median,
+                  stats_of(finish).median);
     rows.back().note = note;
     append_ms.push_back(stats_of(append).median);
   }

@@ -5,11 +5,7 @@
 # modes of the driver named in MODES (CUDA_MODULE_LOADING; default LAZY, the driver's default; EAGER was no faster on the H100).
 # Usage: bench/gpu_timeline.sh [RUNS_DIR] [REPS]   (DISSECT_BIN as for bench/gpu_bench.sh)
 set -uo pipefail
-ROOT=$(cd "$(dirname "$0")/.." && pwd)
-BIN=${DISSECT_BIN:-}
-[ -z "$BIN" ] && for b in "$ROOT/.carry/dissect" "$ROOT/build-gpu/dissect" "$ROOT/build/dissect"; do
-  [ -x "$b" ] && BIN=$b && break
-done
+. "$(dirname "$0")/find_dissect.sh"  # ROOT, BIN
 RUNS=${1:-/tmp/dissect-timeline}
 REPS=${2:-3}
 export DISSECT_TEMPLATES=${DISSECT_TEMPLATES:-$ROOT/kernels_templates}

@@ -133,12 +133,6 @@ void prepare_notes(PreparedRow& row, const std::map<std::string, std::string>& t
   row.notes_ready = true;
 }
 
-bool PreparedRow::has_param(std::string_view key) const {
-  const auto it = std::lower_bound(by_key.begin(), by_key.end(), key,
-                                   [&](std::uint32_t i, std::string_view k) { return params[i].first < k; });
-  return it != by_key.end() && params[*it].first == key;
-}
-
 std::vector<std::string> points_columns(const PreparedRow& row) {
   std::vector<std::string> columns{"point_id", "status"};
   for (const auto& [k, v] : row.params) columns.push_back(k);

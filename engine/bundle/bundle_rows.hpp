@@ -41,7 +41,6 @@ struct PreparedRow {
   std::vector<std::pair<std::string, std::string>> notes_of;
   std::string notes_csv;
   bool notes_ready = false;
-  [[nodiscard]] bool has_param(std::string_view key) const;
 };
 PreparedRow prepare_row(const Point& point);
 // Formats the device_notes field of a trace whose params are `trace_params` into `row`.
