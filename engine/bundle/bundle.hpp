@@ -14,6 +14,7 @@
 // that were never committed.
 #include <functional>
 #include <future>
+#include <mutex>
 #include <map>
 #include <memory>
 #include <span>
@@ -70,6 +71,8 @@ class BundleWriter {
   // (params from the points.csv row), so a run can be analysed without reading
   // its trace back from disk. `into` is filled by finish().
   void retain_traces(TraceSet* into);
+  // May be called on another thread than the one storing points (the CUDA device
+  // writes kernel artifacts on the background worker), at the same time.
   void add_kernel(const KernelArtifact& artifact);
   // status: complete | interrupted | failed. Extra keys are merged into bundle.json.
   void finish(const std::string& status, const nlohmann::json& extra = {});
@@ -117,6 +120,7 @@ class BundleWriter {
   std::vector<PointTrace> retired_traces_;
   std::vector<PreparedRow> retired_rows_;
   std::future<void> header_written_;  // the worker of the deferred-header constructor
+  std::mutex header_mutex_;           // guards header_written_: add_kernel may run on another thread
 };
 
 struct Bundle {

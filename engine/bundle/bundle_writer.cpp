@@ -89,6 +89,8 @@ void BundleWriter::init_header(nlohmann::json header) {
 }
 
 void BundleWriter::await_header() {
+  // Also called by add_kernel on the background worker while the run stores points.
+  const std::lock_guard lock(header_mutex_);
   if (header_written_.valid()) header_written_.get();
 }
 
@@ -173,6 +175,7 @@ void BundleWriter::retain_traces(TraceSet* into) {
   // The set-wide fields read_bundle takes from the bundle's directory and header
   // (the header's when it is there: finish() sets them again).
   into->source = dir_;
+  const std::lock_guard lock(header_mutex_);
   if (!header_written_.valid()) retain_header_fields();
 }
 

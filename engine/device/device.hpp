@@ -26,7 +26,9 @@ struct KernelArtifact {
 };
 
 // Where a device reports results while it runs. Called from the thread that
-// called Device::run, in any point order.
+// called Device::run, in any point order; kernel_built alone may come from another
+// thread (the CUDA device writes kernel artifacts on the background worker while a
+// kernel runs), at the same time as the other calls, and always before run returns.
 class RunSink {
  public:
   virtual ~RunSink() = default;

@@ -12,6 +12,7 @@
 
 #include "engine/codegen/disassembler.hpp"
 #include "engine/codegen/nvrtc_compiler.hpp"
+#include "engine/core/background_worker.hpp"
 #include "engine/core/csv.hpp"
 #include "engine/core/stopwatch.hpp"
 #include "engine/core/timeline.hpp"
@@ -422,14 +423,25 @@ int CudaDevice::occupancy_of(Kernel& k, std::uint32_t threads, std::uint32_t dyn
 }
 
 void CudaDevice::report_pending_kernels() noexcept {
-  // Artifacts are evidence, not measurements: a failure to write one is
-  // reported after the run instead of aborting it.
+  // Artifacts are evidence, not measurements: written by the background worker (reading
+  // PTX, log and SASS from the compile cache and writing five files took ~1 ms on the
+  // H100's host, as long as a short kernel), and a failure to write one is reported after
+  // the run instead of aborting it (await_kernel_reports).
   for (auto& [k, sink] : pending_reports_) try {
-      report_kernel(*k, *sink);
+      artifact_jobs_.push_back(background::run([this, k = k, sink = sink] { report_kernel(*k, *sink); }));
     } catch (const std::exception& e) {
       if (pending_report_error_.empty()) pending_report_error_ = e.what();
     }
   pending_reports_.clear();
+}
+
+void CudaDevice::await_kernel_reports() noexcept {
+  for (auto& job : artifact_jobs_) try {
+      job.get();
+    } catch (const std::exception& e) {
+      if (pending_report_error_.empty()) pending_report_error_ = e.what();
+    }
+  artifact_jobs_.clear();
 }
 
 double CudaDevice::launch(Kernel& k, std::uint32_t blocks, std::uint32_t threads, std::uint32_t dyn_shared,
@@ -441,9 +453,11 @@ double CudaDevice::launch(Kernel& k, std::uint32_t blocks, std::uint32_t threads
   timeline::mark("launch: enqueued");
   // Host work that overlaps the kernel (launches are asynchronous).
   report_pending_kernels();
+  timeline::mark("launch: kernel artifacts written");
   if (meanwhile) meanwhile();
+  timeline::mark("launch: points started");
   if (clock_khz != nullptr) *clock_khz = current_sm_clock_khz();
-  timeline::mark("launch: host work done, waiting");
+  timeline::mark("launch: SM clock read, waiting");
   DISSECT_CU(drv_, cuEventSynchronize(ev1_));
   timeline::mark("launch: kernel finished");
   float ms = 0;
@@ -625,6 +639,7 @@ RunTimings CudaDevice::run(const RunRequest& req, RunSink& sink) {
     CudaDevice& d;
     ~ReportAtExit() {
       d.report_pending_kernels();
+      d.await_kernel_reports();  // the sink goes away after the run
       if (!d.pending_report_error_.empty())
         std::cerr << "dissect: a kernel artifact could not be written to the bundle: " << d.pending_report_error_
                   << "\n";
