@@ -115,8 +115,9 @@ class BundleWriter {
   // batch's rows are not first touched after it.
   std::string rows_text_;
   // What storing a batch used up (its traces, when not retained, and its prepared rows):
-  // freed by the next prepare_points (while the next kernel runs) or by finish(), not
-  // while a short sweep's last batch is being stored (thousands of frees).
+  // freed by the next prepare_points (while the next kernel runs), else by the next
+  // append or finish(), not while a short sweep's last batch is being stored (thousands
+  // of frees).
   std::vector<PointTrace> retired_traces_;
   std::vector<PreparedRow> retired_rows_;
   std::future<void> header_written_;  // the worker of the deferred-header constructor

@@ -207,6 +207,10 @@ void BundleWriter::append_point(const Point& point, PointTrace trace) {
 
 void BundleWriter::append_points(std::vector<std::pair<const Point*, PointTrace>> batch) {
   await_header();
+  // What the batch before left, unless prepare_points freed it while this batch's kernel
+  // ran: one batch's worth at most (a sweep of fine-grained points point by point must
+  // not keep every sample until finish()).
+  release_retired();
   timeline::mark("bundle: append");
   // 1. the samples (in windows: a batch of fine-grained points can hold millions),
   // 2. the rows that commit them, in one write.
