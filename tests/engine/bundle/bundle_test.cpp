@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <filesystem>
 #include <limits>
+#include <thread>
 
 #include "engine/bundle/bundle.hpp"
 #include "engine/core/csv.hpp"
@@ -328,4 +329,37 @@ TEST_CASE("a bundle opened on a worker thread: its header is in bundle.json; a f
   failing.prepare_points(std::vector<const Point*>{});  // touches no file: does not wait
   CHECK_THROWS_WITH_AS(failing.append_point(make_point(0, 1024), make_trace(0, 4, 10)), "no device description",
                        std::runtime_error);
+}
+
+TEST_CASE("kernel artifacts added from another thread while points are stored (as the CUDA device does)") {
+  TempDir dir;
+  {
+    BundleWriter w(dir.file("b"), BundleWriter::DeferredHeader{[] { return nlohmann::json{{"spec", {{"name", "t"}}}}; }});
+    std::vector<Point> points;
+    for (std::size_t i = 0; i < 40; ++i) points.push_back(make_point(i, 1024 * (i + 1)));
+    std::thread artifacts([&w] {
+      for (int k = 0; k < 20; ++k) {
+        KernelArtifact a;
+        a.name = "kernel-" + std::to_string(k);
+        a.source = "extern \"C\" __global__ void k() {}\n";
+        a.ptx = ".version 8.0\n";
+        w.add_kernel(a);
+      }
+    });
+    for (std::size_t i = 0; i < points.size(); i += 2) {
+      RunSink::PointBatch batch;
+      batch.emplace_back(&points[i], make_trace(i, 4, 10));
+      batch.emplace_back(&points[i + 1], make_trace(i + 1, 4, 11));
+      w.append_points(std::move(batch));
+    }
+    artifacts.join();
+    w.finish("complete");
+  }
+  const Bundle b = read_bundle(dir.file("b"));
+  CHECK(b.header["status"] == "complete");
+  CHECK(b.traces.points.size() == 40);
+  for (int k = 0; k < 20; ++k) {
+    CHECK(std::filesystem::exists(dir.file("b/kernels/kernel-" + std::to_string(k) + ".cu")));
+    CHECK(std::filesystem::exists(dir.file("b/kernels/kernel-" + std::to_string(k) + ".ptx")));
+  }
 }
