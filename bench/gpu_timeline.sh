@@ -2,7 +2,8 @@
 # Where a short per-SM sweep's fixed host cost goes on the GPU machine: runs the 128-point
 # benchmark sweeps (bench/gpu/sweep128_*.yaml, warm compile cache) with DISSECT_CUDA_TIMING=2
 # and prints each run's host timeline (engine/core/timeline.hpp), under the module-loading
-# modes of the driver named in MODES (CUDA_MODULE_LOADING; default LAZY, the driver's default; EAGER was no faster on the H100).
+# modes of the driver named in MODES (CUDA_MODULE_LOADING; default LAZY, the driver's own
+# default; EAGER loaded the sweep's module no faster on the H100).
 # Usage: bench/gpu_timeline.sh [RUNS_DIR] [REPS]   (DISSECT_BIN as for bench/gpu_bench.sh)
 set -uo pipefail
 . "$(dirname "$0")/find_dissect.sh"  # ROOT, BIN
