@@ -71,8 +71,9 @@ class BundleWriter {
   // (params from the points.csv row), so a run can be analysed without reading
   // its trace back from disk. `into` is filled by finish().
   void retain_traces(TraceSet* into);
-  // May be called on another thread than the one storing points (the CUDA device
-  // writes kernel artifacts on the background worker), at the same time.
+  // May be called on other threads than the one storing points (the CUDA device writes
+  // kernel artifacts on threads of their own), at the same time; each artifact's files
+  // are its own (named after it).
   void add_kernel(const KernelArtifact& artifact);
   // status: complete | interrupted | failed. Extra keys are merged into bundle.json.
   void finish(const std::string& status, const nlohmann::json& extra = {});

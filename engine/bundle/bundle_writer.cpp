@@ -89,7 +89,7 @@ void BundleWriter::init_header(nlohmann::json header) {
 }
 
 void BundleWriter::await_header() {
-  // Also called by add_kernel on the background worker while the run stores points.
+  // Also called by add_kernel on other threads while the run stores points.
   const std::lock_guard lock(header_mutex_);
   if (header_written_.valid()) header_written_.get();
 }

@@ -26,9 +26,10 @@ struct KernelArtifact {
 };
 
 // Where a device reports results while it runs. Called from the thread that
-// called Device::run, in any point order; kernel_built alone may come from another
-// thread (the CUDA device writes kernel artifacts on the background worker while a
-// kernel runs), at the same time as the other calls, and always before run returns.
+// called Device::run, in any point order; kernel_built alone may come from other
+// threads (the CUDA device writes kernel artifacts on threads of their own while a
+// kernel runs), at the same time as the other calls and as each other, and always
+// before run returns.
 class RunSink {
  public:
   virtual ~RunSink() = default;

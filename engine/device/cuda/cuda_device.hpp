@@ -97,7 +97,7 @@ class CudaDevice final : public Device {
   double launch(Kernel& k, std::uint32_t blocks, std::uint32_t threads, std::uint32_t dyn_shared, void** args,
                 double* clock_khz, const std::function<void()>& meanwhile = {});
   void report_pending_kernels() noexcept;
-  // Waits for the artifacts report_pending_kernels handed to the background worker.
+  // Waits for the artifacts report_pending_kernels handed to other threads.
   void await_kernel_reports() noexcept;
   // Waits for the buffers the constructor allocates on a worker (buffers_reserved_).
   void await_reserved_buffers() noexcept;
@@ -122,7 +122,7 @@ class CudaDevice final : public Device {
   std::set<std::string> reported_;                          // kernels reported to this run's sink
   std::vector<std::pair<Kernel*, RunSink*>> pending_reports_;  // built, not yet handed to the sink
   std::string pending_report_error_;                           // why handing one over failed
-  std::vector<std::future<void>> artifact_jobs_;               // on the background worker
+  std::vector<std::future<void>> artifact_jobs_;               // writing artifacts, on other threads
   DeviceBuffer arrays_{"the chased arrays"}, tables_{"the parameter tables"}, lat_{"the latency samples"},
       idx_{"the index samples"}, misc_{"the per-chaser results"}, scatter_{"the sparse array contents"},
       flush_{"the L2 flush buffer"};
