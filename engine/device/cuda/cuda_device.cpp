@@ -165,11 +165,6 @@ CudaDevice::CudaDevice(int ordinal, std::span<const Point> upcoming) : drv_(Cuda
       arrays_.ensure(kArenaReserve, kArrayAlignMax);
       tables_.ensure(kSmallReserve);
       misc_.ensure(kSmallReserve);
-      void* staging = nullptr;
-      if (drv_.cuMemAllocHost(&staging, kSmallReserve) == CUDA_SUCCESS) {
-        table_staging_ = static_cast<unsigned char*>(staging);
-        DISSECT_CU(drv_, cuEventCreate(&staging_copied_, CU_EVENT_DISABLE_TIMING));
-      }
       timeline::mark("device: buffers reserved");
     });
   } catch (const std::system_error&) {
@@ -238,8 +233,6 @@ CudaDevice::~CudaDevice() {
     if (k->module != nullptr) drv_.cuModuleUnload(k->module);
   kernels_.clear();
   for (DeviceBuffer* b : {&arrays_, &tables_, &lat_, &idx_, &misc_, &scatter_, &flush_}) b->release();
-  if (staging_copied_) drv_.cuEventSynchronize(staging_copied_), drv_.cuEventDestroy(staging_copied_);
-  if (table_staging_) drv_.cuMemFreeHost(table_staging_);
   if (ev0_) drv_.cuEventDestroy(ev0_);
   if (ev1_) drv_.cuEventDestroy(ev1_);
   if (ctx_) drv_.cuDevicePrimaryCtxRelease(dev_);
@@ -257,18 +250,13 @@ double CudaDevice::current_sm_clock_khz() const {
 // Kernels: generate, compile (cached), load
 // ---------------------------------------------------------------------------
 
-std::unique_ptr<CudaDevice::Kernel> CudaDevice::compile_kernel(const KernelParams& params) const {
+std::unique_ptr<CudaDevice::Kernel> CudaDevice::load_kernel(const KernelParams& params, const char* fill_entry) const {
   timeline::mark("load " + params.entry + ": start");
   auto k = std::make_unique<Kernel>();
   k->gen = instantiate(params, templates_);
   // The PTX and the log are only for the bundle: read while the kernel runs (report_kernel).
   k->bin = compile_cached(k->gen, arch(), cache_, true, false);
   timeline::mark("load " + params.entry + ": cubin in hand");
-  return k;
-}
-
-void CudaDevice::load_module(Kernel& kernel, const KernelParams& params, const char* fill_entry) const {
-  Kernel* const k = &kernel;
   struct Unload {  // a module whose function cannot be found is not kept
     const CudaDriver& d;
     CUmodule* m;
@@ -288,11 +276,6 @@ void CudaDevice::load_module(Kernel& kernel, const KernelParams& params, const c
   if (fill_entry != nullptr) DISSECT_CU(drv_, cuModuleGetFunction(&k->fill, k->module, fill_entry));
   unload.m = nullptr;
   timeline::mark("load " + params.entry + ": done");
-}
-
-std::unique_ptr<CudaDevice::Kernel> CudaDevice::load_kernel(const KernelParams& params, const char* fill_entry) const {
-  std::unique_ptr<Kernel> k = compile_kernel(params);
-  load_module(*k, params, fill_entry);
   return k;
 }
 
@@ -614,19 +597,6 @@ std::pair<CUfunction, CUfunction> CudaDevice::helper_functions(RunTimings& timin
   return {h.fn, h.fill};
 }
 
-void CudaDevice::upload_table(CUdeviceptr dst, const std::vector<unsigned char>& table) {
-  if (table_staging_ == nullptr || staging_copied_ == nullptr || table.size() > kSmallReserve) {
-    DISSECT_CU(drv_, cuMemcpyHtoD(dst, table.data(), table.size()));  // synchronous, from pageable memory
-    return;
-  }
-  // From pinned memory the copy is queued like a launch (~5 us instead of ~50): the
-  // launches after it on the same (legacy default) stream wait for it.
-  DISSECT_CU(drv_, cuEventSynchronize(staging_copied_));  // the last copy from the staging buffer is done
-  std::memcpy(table_staging_, table.data(), table.size());
-  DISSECT_CU(drv_, cuMemcpyHtoDAsync(dst, table_staging_, table.size(), nullptr));
-  DISSECT_CU(drv_, cuEventRecord(staging_copied_, nullptr));
-}
-
 void CudaDevice::await_reserved_buffers() noexcept {
   if (!buffers_reserved_.valid()) return;
   try {
@@ -798,7 +768,7 @@ void CudaDevice::run_pchase(const RunRequest& req, const LaunchGroup& group, Ker
   const std::uint64_t fills_at = append_fills(table, fills);
   const CUdeviceptr tab = tables_.ensure(table.size());
   timeline::mark("pchase: table buffer");
-  upload_table(tab, table);
+  DISSECT_CU(drv_, cuMemcpyHtoD(tab, table.data(), table.size()));
   timeline::mark("pchase: table copied");
   launch_fills(drv_, helpers.fill, fills, tab + fills_at);
   timeline::mark("pchase: fills launched");
@@ -1092,7 +1062,7 @@ void CudaDevice::run_phases(const RunRequest& req, const LaunchGroup& group, Ker
   append_bytes(table, tphases);
   const std::uint64_t fills_at = append_fills(table, fills);
   const CUdeviceptr tab = tables_.ensure(table.size());
-  upload_table(tab, table);
+  DISSECT_CU(drv_, cuMemcpyHtoD(tab, table.data(), table.size()));
   launch_fills(drv_, helpers.fill, fills, tab + fills_at);
 
   const CUdeviceptr lat = lat_.ensure(4 * std::max<std::uint64_t>(slots, 1));
@@ -1318,7 +1288,7 @@ void CudaDevice::run_simple(const RunRequest& req, const LaunchGroup& group, Ker
   const std::uint64_t fills_at = append_fills(table, fills);
   const std::uint32_t nblocks = static_cast<std::uint32_t>(ss.size() + co.size() + tp.size());
   const CUdeviceptr tab = tables_.ensure(table.size());
-  upload_table(tab, table);
+  DISSECT_CU(drv_, cuMemcpyHtoD(tab, table.data(), table.size()));
   launch_fills(drv_, helpers.fill, fills, tab + fills_at);
   const std::uint64_t slot_bytes = kind == KernelKind::shared_stride ? 8 : 4;
   const CUdeviceptr out = lat_.ensure(slot_bytes * slots);

@@ -66,12 +66,9 @@ class CudaDevice final : public Device {
   };
 
   Kernel& kernel(const KernelParams& params, RunTimings& timings, RunSink* sink);
-  // Instantiates and compiles a kernel (cached; PTX and log read later, by report_kernel).
-  [[nodiscard]] std::unique_ptr<Kernel> compile_kernel(const KernelParams& params) const;
-  // Loads its module and function, and gets `fill_entry` too when given.
-  void load_module(Kernel& k, const KernelParams& params, const char* fill_entry) const;
-  // Both. These use only members that do not change after the constructor, so
-  // prefetch() calls them on a worker thread.
+  // Instantiates, compiles (cached; PTX and log read later, by report_kernel) and loads
+  // a kernel, and gets `fill_entry` too when given. Uses only members that do not
+  // change after the constructor, so prefetch() calls it on a worker thread.
   [[nodiscard]] std::unique_ptr<Kernel> load_kernel(const KernelParams& params, const char* fill_entry = nullptr) const;
   // Starts loading a kernel on a worker thread (unless it is loaded or being loaded).
   void prefetch(const KernelParams& params, const char* fill_entry = nullptr);
@@ -101,9 +98,6 @@ class CudaDevice final : public Device {
   void await_kernel_reports() noexcept;
   // Waits for the buffers the constructor allocates on a worker (buffers_reserved_).
   void await_reserved_buffers() noexcept;
-  // Copies a launch's parameter table to `dst`, queued on the stream (through the
-  // pinned staging buffer) when it fits there, else synchronously.
-  void upload_table(CUdeviceptr dst, const std::vector<unsigned char>& table);
   [[nodiscard]] double current_sm_clock_khz() const;
 
   const CudaDriver& drv_;
@@ -128,13 +122,11 @@ class CudaDevice final : public Device {
       flush_{"the L2 flush buffer"};
   std::uint64_t l2_bytes_ = 0;
   CUevent ev0_ = nullptr, ev1_ = nullptr;
-  unsigned char* table_staging_ = nullptr;  // pinned, kSmallReserve bytes (allocated with the buffers)
-  CUevent staging_copied_ = nullptr;        // recorded after each copy from it
   Profile prof_;
   // Work the constructor starts on worker threads, so that it overlaps the rest of the
   // device's opening (or, for prepare(), the opening of the bundle and the host
   // preparation of a group) instead of preceding the first launch: the buffers every
-  // run needs (arrays_, tables_, misc_, the pinned staging buffer), and kernels being
+  // run needs (arrays_, tables_, misc_), and kernels being
   // looked up in the compile cache and loaded, by canonical params: the helper module
   // (scatter.cuh), which nearly every run needs, and the first kernel of the upcoming
   // points. kernel() takes those over. Declared last: destroyed (joined) first.
