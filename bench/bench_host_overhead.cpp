@@ -47,6 +47,7 @@
 #include "engine/codegen/compile_cache.hpp"
 #include "engine/codegen/content_hash.hpp"
 #include "engine/codegen/kernel_params.hpp"
+#include "engine/device/kernel_family.hpp"
 #include "engine/run/runner.hpp"
 #include "engine/spec/spec.hpp"
 

@@ -20,6 +20,7 @@ struct dissect_co_point {
   dissect_u32 shared_at;  // shared path: where the array copy starts in dynamic shared memory
 };
 
+#ifndef DISSECT_ABI_ONLY
 extern "C" __global__ void dissect_coalescing(const dissect_co_point* __restrict__ points, dissect_u32* lat_out,
                                               dissect_u64* final_out, dissect_u32* smid_out, dissect_u32* ovh_out,
                                               dissect_u32 rt_zero) {
@@ -48,3 +49,4 @@ extern "C" __global__ void dissect_coalescing(const dissect_co_point* __restrict
   if (threadIdx.x == 0)
     dissect_timer_overhead<DISSECT_PATH>(a, j0, scratch, rt_zero, ovh_out + blockIdx.x * DISSECT_OVERHEAD_REPS);
 }
+#endif  // DISSECT_ABI_ONLY

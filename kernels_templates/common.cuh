@@ -12,23 +12,23 @@
 // Runtime quantities (array sizes, strides, contents, iterations) are kernel
 // arguments, so a sweep over N reuses one CUBIN.
 //
+// The ABI: every template's parameter-table structs are also compiled by the host
+// (engine/device/cuda/template_abi.hpp defines DISSECT_ABI_ONLY and includes the
+// templates), so host and device share one definition. Under DISSECT_ABI_ONLY a
+// template shows only its structs and constants: plain C types, no device code.
+//
 // Every array holds element *indices*: element j holds the index of the
 // element visited after j (Mei & Chu's `j = A[j]`). A load path is one
 // inline-PTX instruction, so the PTX (and the SASS kept in the bundle) shows
 // exactly which instruction measured what.
 
+#ifndef DISSECT_COMMON_CUH
+#define DISSECT_COMMON_CUH
+
 typedef unsigned int dissect_u32;
 typedef unsigned long long dissect_u64;
 
-#if DISSECT_ELEM_U64
-typedef dissect_u64 dissect_elem;
-#define DISSECT_ELEM_PTX "u64"
-#else
-typedef dissect_u32 dissect_elem;
-#define DISSECT_ELEM_PTX "u32"
-#endif
-
-// Load paths, numbered as codegen writes them (DISSECT_PATH*).
+// Load paths, numbered as codegen writes them (DISSECT_PATH*; path_code() on the host).
 #define DISSECT_P_CA 0
 #define DISSECT_P_CG 1
 #define DISSECT_P_CS 2
@@ -39,15 +39,7 @@ typedef dissect_u32 dissect_elem;
 #define DISSECT_P_CONST 7
 #define DISSECT_P_SHARED 8
 
-#if DISSECT_USES_CONST
-// The whole 64 KiB constant bank a module may own; the host fills it through
-// cuModuleGetGlobal("dissect_const_bank") + cuMemcpyHtoD. An array read
-// through the constant path starts at an element offset in this bank.
-__constant__ dissect_elem dissect_const_bank[65536 / sizeof(dissect_elem)];
-#endif
-
-// Where one array lives, as the host describes it (same layout on the host:
-// engine/device/cuda/kernel_abi.hpp).
+// Where one array lives, as the host describes it.
 struct dissect_array_ref {
   dissect_u64 base;     // global paths: device pointer; const: element offset in the bank;
                         // shared: byte offset in dynamic shared memory (set by the kernel)
@@ -55,6 +47,26 @@ struct dissect_array_ref {
   dissect_u64 src;      // shared path: device pointer the kernel copies into shared memory
   dissect_u64 n_elems;  // elements in the array
 };
+
+// Timer-overhead samples each timed thread writes (dissect_timer_overhead).
+#define DISSECT_OVERHEAD_REPS 32
+
+#ifndef DISSECT_ABI_ONLY
+
+#if DISSECT_ELEM_U64
+typedef dissect_u64 dissect_elem;
+#define DISSECT_ELEM_PTX "u64"
+#else
+typedef dissect_u32 dissect_elem;
+#define DISSECT_ELEM_PTX "u32"
+#endif
+
+#if DISSECT_USES_CONST
+// The whole 64 KiB constant bank a module may own; the host fills it through
+// cuModuleGetGlobal("dissect_const_bank") + cuMemcpyHtoD. An array read
+// through the constant path starts at an element offset in this bank.
+__constant__ dissect_elem dissect_const_bank[65536 / sizeof(dissect_elem)];
+#endif
 
 extern __shared__ __align__(16) unsigned char dissect_dyn_shared[];
 
@@ -236,7 +248,6 @@ __device__ __forceinline__ dissect_elem dissect_untimed_chase(const dissect_arra
 // Timer overhead, measured in the same launch: `reps` empty dependent steps.
 // `rt_zero` is a kernel argument that is always 0, so the compiler cannot see
 // that the index does not change.
-#define DISSECT_OVERHEAD_REPS 32
 template <int PATH>
 __device__ __forceinline__ void dissect_timer_overhead(const dissect_array_ref& a, dissect_elem j,
                                                        dissect_u32 s_scratch, dissect_u32 rt_zero,
@@ -250,3 +261,5 @@ __device__ __forceinline__ void dissect_timer_overhead(const dissect_array_ref& 
     j += static_cast<dissect_elem>(v & rt_zero);
   }
 }
+#endif  // DISSECT_ABI_ONLY
+#endif  // DISSECT_COMMON_CUH

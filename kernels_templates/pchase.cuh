@@ -10,7 +10,7 @@
 // shared-memory request and checks %smid afterwards).
 #include "common.cuh"
 
-// One sweep point (host mirror: engine/device/cuda/kernel_abi.hpp).
+// One sweep point (its parameter-table entry).
 struct dissect_pchase_point {
   dissect_array_ref array;
   dissect_u64 warm;       // untimed accesses per chaser before timing (warm-up passes)
@@ -28,6 +28,7 @@ struct dissect_chaser {
   dissect_u32 pad;
 };
 
+#ifndef DISSECT_ABI_ONLY
 extern "C" __global__ void dissect_pchase(const dissect_pchase_point* __restrict__ points,
                                           const dissect_chaser* __restrict__ chasers, dissect_u32* lat_out,
                                           dissect_u32* idx_out, dissect_u64* chain_out, dissect_u64* final_out,
@@ -70,3 +71,4 @@ extern "C" __global__ void dissect_pchase(const dissect_pchase_point* __restrict
                                        ovh_out + (pt.first_chaser + cu) * DISSECT_OVERHEAD_REPS);
   (void)chain_out, (void)lat_out, (void)idx_out;
 }
+#endif  // DISSECT_ABI_ONLY

@@ -35,6 +35,7 @@ struct dissect_phase {
   dissect_u64 out_base;  // measure: first sample slot
 };
 
+#ifndef DISSECT_ABI_ONLY
 template <int PATH>
 __device__ __forceinline__ dissect_elem dissect_phase_step(dissect_phase_array arr, const dissect_phase& ph,
                                                            dissect_u32 chunk, dissect_u32 s_lat, dissect_u32 s_idx,
@@ -99,3 +100,4 @@ extern "C" __global__ void dissect_phases(const dissect_phases_point* __restrict
     switch (pt.overhead_array) { DISSECT_PHASE_SWITCH }
   }
 }
+#endif  // DISSECT_ABI_ONLY

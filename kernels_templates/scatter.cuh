@@ -2,6 +2,7 @@
 // on the device (for arrays of gigabytes that a chase visits a few thousand
 // elements of, e.g. TLB experiments): dst[offset[i]] = value[i], as bytes
 // offsets and 8-byte words; 4-byte elements are written as their u32 half.
+#ifndef DISSECT_ABI_ONLY
 extern "C" __global__ void dissect_scatter(unsigned char* dst, const unsigned long long* offsets,
                                            const unsigned long long* values, unsigned long long count,
                                            unsigned int elem_bytes) {
@@ -14,6 +15,8 @@ extern "C" __global__ void dissect_scatter(unsigned char* dst, const unsigned lo
   }
 }
 
+#endif  // DISSECT_ABI_ONLY
+
 // Sequential arrays (Mei & Chu's initialisation, engine/device/chase_order.hpp):
 // element i holds (i + s) mod n, for every element; written on the device so that
 // large sweeps need no host image and no host-to-device copy. Every such array of a
@@ -22,8 +25,7 @@ extern "C" __global__ void dissect_scatter(unsigned char* dst, const unsigned lo
 // elements are numbered one after the other (a descriptor's `first` = the elements
 // of the arrays before it); a thread finds the array of its element by a binary
 // search over `first`, so the work is spread evenly however unequal the arrays are.
-// Host mirror of the descriptor: abi::FillDesc (engine/device/cuda/kernel_abi.hpp),
-// packed by engine/device/cuda/fill_batch.cpp.
+// The host packs the descriptors (engine/device/cuda/fill_batch.cpp) from this struct.
 struct dissect_fill_desc {
   unsigned long long dst;    // device pointer of the array
   unsigned long long n;      // elements
@@ -33,6 +35,7 @@ struct dissect_fill_desc {
   unsigned int pad;
 };
 
+#ifndef DISSECT_ABI_ONLY
 // Descriptors are read through L2 only (ld.global.cg, as the experiment kernels read
 // their parameter tables), so that the L1 of an SM under test keeps no line of them.
 __device__ __forceinline__ unsigned long long dissect_fill_ld(const unsigned long long* p) {
@@ -87,3 +90,4 @@ extern "C" __global__ void dissect_fill_sequential_batch(const dissect_fill_desc
     first = dissect_fill_ld(&descs[a].first);
   }
 }
+#endif  // DISSECT_ABI_ONLY

@@ -17,6 +17,7 @@ struct dissect_ss_point {
   dissect_u64 out_base;      // lane t writes cycles_out[out_base + t]
 };
 
+#ifndef DISSECT_ABI_ONLY
 extern "C" __global__ void dissect_shared_stride(const dissect_ss_point* __restrict__ points,
                                                  dissect_u64* cycles_out, dissect_u64* final_out,
                                                  dissect_u32* smid_out, dissect_u32* ovh_out, dissect_u32 rt_zero) {
@@ -45,3 +46,4 @@ extern "C" __global__ void dissect_shared_stride(const dissect_ss_point* __restr
     dissect_timer_overhead<DISSECT_P_SHARED>(a, j, dissect_shared_addr(dissect_dyn_shared), rt_zero,
                                              ovh_out + blockIdx.x * DISSECT_OVERHEAD_REPS);
 }
+#endif  // DISSECT_ABI_ONLY

@@ -34,6 +34,7 @@ struct dissect_tp_point {
   dissect_u32 pad;
 };
 
+#ifndef DISSECT_ABI_ONLY
 #define DISSECT_TP_STREAMING (DISSECT_PATH <= DISSECT_P_LDG || DISSECT_PATH == DISSECT_P_SHARED)
 
 #if DISSECT_TP_STREAMING
@@ -141,3 +142,4 @@ extern "C" __global__ void dissect_throughput(const dissect_tp_point* __restrict
     dissect_timer_overhead<DISSECT_PATH>(a, 0, dissect_shared_addr(dissect_dyn_shared), rt_zero,
                                          ovh_out + blockIdx.x * DISSECT_OVERHEAD_REPS);
 }
+#endif  // DISSECT_ABI_ONLY

@@ -28,21 +28,12 @@ struct KernelParams {
 // DISSECT_P_* number of a load path (kernels_templates/common.cuh).
 int path_code(LoadPath p);
 
-// The parameters of the kernel that runs experiment `e` (every KernelKind has a
-// template: pchase, phases, shared_stride, coalescing, throughput).
-KernelParams kernel_params(const Experiment& e);
-
-// A compact stand-in for kernel_params(e).canonical(): equal for two experiments exactly
-// when their KernelParams are (it reads the same fields), and made without building
-// them (a few bytes, no allocation for one array). The CUDA device groups a sweep's
-// points into launches by it; tests check it against kernel_params.
-std::string kernel_identity(const Experiment& e);
+// Which parameters run an experiment is its kernel family's to say:
+// kernel_params(e) in engine/device/kernel_family.hpp.
 
 // The PTX instruction prefix a load path must compile to ("ld.global.cg.",
 // "ld.global.nc.", "tex.1d.", "ld.const.", "ld.shared.").
 std::string expected_ptx_load(LoadPath p);
-// Load paths of an experiment's kernel (the path, or each phases array's).
-std::vector<LoadPath> kernel_load_paths(const Experiment& e);
 
 // The helper kernel that writes sparse array contents on the device.
 KernelParams scatter_kernel_params();

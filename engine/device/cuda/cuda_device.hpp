@@ -79,10 +79,9 @@ class CudaDevice final : public Device {
   std::pair<CUfunction, CUfunction> helper_functions(RunTimings& timings);
   void report_kernel(Kernel& k, RunSink& sink);
   void run_group(const RunRequest& req, const LaunchGroup& group, RunTimings& timings, RunSink& sink);
-  void run_pchase(const RunRequest& req, const LaunchGroup& group, Kernel& k, RunTimings& timings, RunSink& sink);
-  void run_phases(const RunRequest& req, const LaunchGroup& group, Kernel& k, RunTimings& timings, RunSink& sink);
-  // shared_stride, coalescing, throughput: one table entry per block, per-lane / per-request / per-warp samples.
-  void run_simple(const RunRequest& req, const LaunchGroup& group, Kernel& k, RunTimings& timings, RunSink& sink);
+  // One launch group with its kernel, for any kernel family: the family lays out the
+  // launch (engine/device/cuda/cuda_launch.hpp), this does the rest.
+  void launch_group(const RunRequest& req, const LaunchGroup& group, Kernel& k, RunTimings& timings, RunSink& sink);
   // Shared-memory plan of a launch, applied to the function.
   SmemPlan apply_smem(Kernel& k, const Experiment& e, std::uint32_t needed);
   // Blocks per SM for a launch of k (after apply_smem).
@@ -91,7 +90,7 @@ class CudaDevice final : public Device {
   // still pending (report_pending_kernels), does `meanwhile` (a group's first launch:
   // its points' notes and the sink's head start) and samples the SM clock into
   // *clock_khz: that work then costs no wall time of its own.
-  double launch(Kernel& k, std::uint32_t blocks, std::uint32_t threads, std::uint32_t dyn_shared, void** args,
+  double launch_kernel(Kernel& k, std::uint32_t blocks, std::uint32_t threads, std::uint32_t dyn_shared, void** args,
                 double* clock_khz, const std::function<void()>& meanwhile = {});
   void report_pending_kernels() noexcept;
   // Waits for the artifacts report_pending_kernels handed to other threads.
@@ -117,16 +116,15 @@ class CudaDevice final : public Device {
   std::vector<std::pair<Kernel*, RunSink*>> pending_reports_;  // built, not yet handed to the sink
   std::string pending_report_error_;                           // why handing one over failed
   std::vector<std::future<void>> artifact_jobs_;               // writing artifacts, on other threads
-  DeviceBuffer arrays_{"the chased arrays"}, tables_{"the parameter tables"}, lat_{"the latency samples"},
-      idx_{"the index samples"}, misc_{"the per-chaser results"}, scatter_{"the sparse array contents"},
-      flush_{"the L2 flush buffer"};
+  DeviceBuffer arrays_{"the chased arrays"}, tables_{"the parameter tables"}, results_{"the kernel's results"},
+      scatter_{"the sparse array contents"}, flush_{"the L2 flush buffer"};
   std::uint64_t l2_bytes_ = 0;
   CUevent ev0_ = nullptr, ev1_ = nullptr;
   Profile prof_;
   // Work the constructor starts on worker threads, so that it overlaps the rest of the
   // device's opening (or, for prepare(), the opening of the bundle and the host
   // preparation of a group) instead of preceding the first launch: the buffers every
-  // run needs (arrays_, tables_, misc_), and kernels being
+  // run needs (arrays_, tables_, results_), and kernels being
   // looked up in the compile cache and loaded, by canonical params: the helper module
   // (scatter.cuh), which nearly every run needs, and the first kernel of the upcoming
   // points. kernel() takes those over. Declared last: destroyed (joined) first.

@@ -6,6 +6,7 @@
 #include "engine/codegen/codegen.hpp"
 #include "engine/codegen/compile_cache.hpp"
 #include "engine/codegen/nvrtc_compiler.hpp"
+#include "engine/device/kernel_family.hpp"
 #include "engine/device/cuda/cuda_driver.hpp"
 
 namespace dissect {

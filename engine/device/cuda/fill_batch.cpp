@@ -11,7 +11,7 @@ void FillBatch::add(std::uint64_t dst, std::uint64_t n, std::uint64_t s, std::ui
   if (elem_bytes != 4 && elem_bytes != 8) throw std::invalid_argument("fill batch: elements of 4 or 8 bytes");
   if (s > n) throw std::invalid_argument("fill batch: the stride exceeds the array");
   if (descs_.size() >= 0xffffffffu) throw std::invalid_argument("fill batch: too many arrays");
-  abi::FillDesc d;
+  dissect_fill_desc d{};
   d.dst = dst;
   d.n = n;
   d.s = s;
@@ -29,7 +29,7 @@ std::uint32_t FillBatch::blocks() const {
 // Line for line the kernel (kernels_templates/scatter.cuh, dissect_fill_sequential_batch).
 std::uint64_t fill_batch_reference(const FillBatch& batch, std::uint32_t blocks, std::uint32_t threads,
                                    std::span<unsigned char> memory) {
-  const std::vector<abi::FillDesc>& descs = batch.descs();
+  const std::vector<dissect_fill_desc>& descs = batch.descs();
   const std::uint32_t count = batch.count();
   const std::uint64_t total = batch.total();
   std::uint64_t written = 0;

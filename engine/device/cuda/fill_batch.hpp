@@ -9,7 +9,7 @@
 #include <span>
 #include <vector>
 
-#include "engine/device/cuda/kernel_abi.hpp"
+#include "engine/device/cuda/template_abi.hpp"
 
 namespace dissect {
 
@@ -24,7 +24,7 @@ class FillBatch {
   // array (n == 0) is left out: the kernel's search needs every packed array non-empty.
   void add(std::uint64_t dst, std::uint64_t n, std::uint64_t s, std::uint32_t elem_bytes);
   [[nodiscard]] bool empty() const { return descs_.empty(); }
-  [[nodiscard]] const std::vector<abi::FillDesc>& descs() const { return descs_; }
+  [[nodiscard]] const std::vector<dissect_fill_desc>& descs() const { return descs_; }
   [[nodiscard]] std::uint32_t count() const { return static_cast<std::uint32_t>(descs_.size()); }
   // Elements of all arrays together (the kernel's `total`).
   [[nodiscard]] std::uint64_t total() const { return total_; }
@@ -33,7 +33,7 @@ class FillBatch {
   [[nodiscard]] std::uint32_t blocks() const;
 
  private:
-  std::vector<abi::FillDesc> descs_;
+  std::vector<dissect_fill_desc> descs_;
   std::uint64_t total_ = 0;
 };
 

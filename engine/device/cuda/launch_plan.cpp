@@ -2,6 +2,8 @@
 
 #include <algorithm>
 
+#include "engine/device/kernel_family.hpp"
+
 namespace dissect {
 
 namespace {
@@ -25,12 +27,9 @@ std::uint64_t sample_slots(const Experiment& e) {
 
 std::uint64_t const_bytes(const Experiment& e, std::uint64_t align) {
   std::uint64_t n = 0;
-  if (e.kernel == KernelKind::phases) {
-    for (const auto& a : e.arrays)
-      if (a.path == LoadPath::constant) n += round_up(a.array.size_bytes, align);
-    return n;
-  }
-  return e.path == LoadPath::constant ? round_up(e.array.size_bytes, align) : 0;
+  for (const auto& [path, array] : kernel_family(e).arrays(e))
+    if (path == LoadPath::constant) n += round_up(array->size_bytes, align);
+  return n;
 }
 
 std::vector<LaunchGroup> plan_launches(std::span<const Point> points, const PackingLimits& limits,

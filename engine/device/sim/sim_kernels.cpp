@@ -16,6 +16,7 @@
 
 #include "engine/bundle/bundle.hpp"
 #include "engine/device/chase_order.hpp"
+#include "engine/device/kernel_family.hpp"
 #include "engine/device/sim/noise.hpp"
 
 namespace dissect::sim {
@@ -50,31 +51,7 @@ void reserve_samples(std::vector<Sample>& v, std::uint64_t n) {
 #endif
 }
 
-// Everything a kernel needs about the point being run.
-struct Ctx {
-  MemorySystem& mem;
-  const Profile& prof;
-  const Point& point;
-  const Experiment& e;
-  KernelRun& out;
-  std::uint32_t sm0;
-  std::uint64_t seed;
-
-  [[nodiscard]] std::uint64_t launch_seed(std::uint32_t r) const { return mix64(seed + r); }
-  [[nodiscard]] std::uint64_t noise_stream(std::uint32_t r) const {
-    return mix64(static_cast<std::uint64_t>(point.id) * 0x100000001b3ull + r);
-  }
-  [[nodiscard]] std::uint32_t sm_of_block(std::uint32_t b) const { return (sm0 + b) % prof.sm_count; }
-  void start_launch(std::uint32_t r) {
-    if (r == 0) mem.reset(launch_seed(0));
-    else mem.new_launch(launch_seed(r));
-    ++out.launches;
-  }
-  // A clock reading: whole cycles, never below one.
-  static double cycles(double v) {
-    return v < 1.0 ? 1.0 : static_cast<double>(static_cast<std::int64_t>(v + 0.5));
-  }
-};
+using Ctx = KernelContext;
 
 // ---- pchase -----------------------------------------------------------------
 
@@ -518,6 +495,12 @@ void run_coalescing(Ctx& c) {
 
 }  // namespace
 
+void simulate_pchase(KernelContext& c) { run_pchase(c); }
+void simulate_phases(KernelContext& c) { run_phases(c); }
+void simulate_shared_stride(KernelContext& c) { run_shared_stride(c); }
+void simulate_throughput(KernelContext& c) { run_throughput(c); }
+void simulate_coalescing(KernelContext& c) { run_coalescing(c); }
+
 KernelRun simulate_point(MemorySystem& memory, const Point& point) {
   const Experiment& e = point.experiment;
   const Profile& prof = memory.profile();
@@ -527,23 +510,16 @@ KernelRun simulate_point(MemorySystem& memory, const Point& point) {
   for (const auto& [k, v] : point_params(point)) t.params[k] = v;
   // The correction per sample (engine/trace/trace.hpp): samples that average K
   // loads (chains, shared_stride) carry 1/K of the timer overhead, as on a GPU.
-  const bool averaged = (e.kernel == KernelKind::pchase && e.timing.mode == TimingMode::chain) ||
-                        e.kernel == KernelKind::shared_stride;
   t.timer_overhead_cycles =
-      averaged ? prof.timer_overhead / static_cast<double>(std::max<std::uint64_t>(1, e.iterations)) : prof.timer_overhead;
+      kernel_family(e).sample_averages_iterations(e) ? prof.timer_overhead / static_cast<double>(std::max<std::uint64_t>(1, e.iterations)) : prof.timer_overhead;
   t.sm_clock_khz = prof.clock_khz;
   t.accesses_per_pass = e.accesses_per_pass();
   t.discard_passes = e.discard;
   const std::uint32_t sm0 = first_sm(e, point.id, prof.sm_count);
   t.sm_id = static_cast<std::int32_t>(sm0);
-  Ctx c{memory, prof, point, e, out, sm0, mix64(prof.seed ^ mix64(point.id))};
-  switch (e.kernel) {
-    case KernelKind::pchase: run_pchase(c); break;
-    case KernelKind::phases: run_phases(c); break;
-    case KernelKind::shared_stride: run_shared_stride(c); break;
-    case KernelKind::throughput: run_throughput(c); break;
-    case KernelKind::coalescing: run_coalescing(c); break;
-  }
+  const KernelFamily& family = kernel_family(e);
+  KernelContext c{memory, prof, point, e, out, sm0, mix64(prof.seed ^ mix64(point.id))};
+  family.simulate(c);
   t.kernel_ms = out.cycles / prof.clock_khz;
   return out;
 }

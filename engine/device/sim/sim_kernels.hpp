@@ -1,5 +1,5 @@
 #pragma once
-// The kernels of the simulated GPU: what each KernelKind does to the memory
+// The kernels of the simulated GPU: what each kernel family does to the memory
 // system, and the trace it returns: the Samples experiment.hpp defines for each
 // kernel, exactly as a GPU run gives them.
 //
@@ -36,6 +36,7 @@
 #include <cstddef>
 
 #include "engine/device/sim/memory_system.hpp"
+#include "engine/device/sim/noise.hpp"
 #include "engine/spec/spec.hpp"
 #include "engine/trace/trace.hpp"
 
@@ -47,7 +48,41 @@ struct KernelRun {
   std::size_t launches = 0;
 };
 
-// Runs one point. Throws std::invalid_argument for a point this model cannot
+// Everything a simulated kernel needs about the point being run.
+struct KernelContext {
+  MemorySystem& mem;
+  const Profile& prof;
+  const Point& point;
+  const Experiment& e;
+  KernelRun& out;
+  std::uint32_t sm0;
+  std::uint64_t seed;
+
+  [[nodiscard]] std::uint64_t launch_seed(std::uint32_t r) const { return mix64(seed + r); }
+  [[nodiscard]] std::uint64_t noise_stream(std::uint32_t r) const {
+    return mix64(static_cast<std::uint64_t>(point.id) * 0x100000001b3ull + r);
+  }
+  [[nodiscard]] std::uint32_t sm_of_block(std::uint32_t b) const { return (sm0 + b) % prof.sm_count; }
+  void start_launch(std::uint32_t r) {
+    if (r == 0) mem.reset(launch_seed(0));
+    else mem.new_launch(launch_seed(r));
+    ++out.launches;
+  }
+  // A clock reading: whole cycles, never below one.
+  static double cycles(double v) {
+    return v < 1.0 ? 1.0 : static_cast<double>(static_cast<std::int64_t>(v + 0.5));
+  }
+};
+
+// The kernels of the families (engine/device/families/), one per KernelKind: each runs
+// the point of `c` and fills c.out (samples, cycles, launches).
+void simulate_pchase(KernelContext& c);
+void simulate_phases(KernelContext& c);
+void simulate_shared_stride(KernelContext& c);
+void simulate_throughput(KernelContext& c);
+void simulate_coalescing(KernelContext& c);
+
+// Runs one point (through its kernel family). Throws std::invalid_argument for a point this model cannot
 // run (e.g. a load path the profile does not describe).
 KernelRun simulate_point(MemorySystem& memory, const Point& point);
 

@@ -2,6 +2,7 @@
 // Experiments for the codegen tests, built from spec text.
 #include <string>
 
+#include "engine/device/kernel_family.hpp"
 #include "engine/spec/spec.hpp"
 
 namespace dissect::test {

@@ -6,6 +6,7 @@
 #include <thread>
 
 #include "codegen_test_support.hpp"
+#include "engine/device/kernel_family.hpp"
 #include "engine/codegen/compile_cache.hpp"
 #include "support/temp_dir.hpp"
 

@@ -3,6 +3,7 @@
 
 #include "codegen_test_support.hpp"
 #include "engine/codegen/kernel_params.hpp"
+#include "engine/device/kernel_family.hpp"
 #include "engine/core/diagnostics.hpp"
 
 using namespace dissect;

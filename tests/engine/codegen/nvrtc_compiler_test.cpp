@@ -5,6 +5,7 @@
 #include <cstdio>
 
 #include "codegen_test_support.hpp"
+#include "engine/device/kernel_family.hpp"
 #include "engine/codegen/codegen.hpp"
 #include "engine/codegen/disassembler.hpp"
 #include "engine/codegen/nvrtc_compiler.hpp"

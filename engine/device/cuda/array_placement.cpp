@@ -1,0 +1,127 @@
+#include "engine/device/cuda/array_placement.hpp"
+
+#include <algorithm>
+#include <cstring>
+
+#include "engine/core/diagnostics.hpp"
+
+namespace dissect {
+namespace {
+
+constexpr std::uint64_t kArrayAlignMin = 64ull << 10;
+
+std::uint64_t round_up(std::uint64_t v, std::uint64_t a) { return (v + a - 1) / a * a; }
+
+// Arrays start on a boundary of their own size rounded up to a power of two, between
+// 64 KiB and 2 MiB: placement never splits a small array across pages differently
+// from one point to the next, and a per-SM launch of many small arrays does not
+// reserve 2 MiB for each.
+std::uint64_t array_align(std::uint64_t size) {
+  std::uint64_t a = kArrayAlignMin;
+  while (a < size && a < kArrayAlignMax) a *= 2;
+  return a;
+}
+
+CUtexObject make_texture(const CudaDriver& drv, CUdeviceptr p, const ArrayImage& img) {
+  CUDA_RESOURCE_DESC res;
+  std::memset(&res, 0, sizeof res);
+  res.resType = CU_RESOURCE_TYPE_LINEAR;
+  res.res.linear.devPtr = p;
+  res.res.linear.format = CU_AD_FORMAT_UNSIGNED_INT32;
+  res.res.linear.numChannels = img.elem_bytes == 8 ? 2 : 1;
+  res.res.linear.sizeInBytes = img.size_bytes;
+  CUDA_TEXTURE_DESC td;
+  std::memset(&td, 0, sizeof td);
+  td.filterMode = CU_TR_FILTER_MODE_POINT;
+  td.flags = CU_TRSF_READ_AS_INTEGER;
+  CUtexObject t = 0;
+  const CUresult r = drv.cuTexObjectCreate(&t, &res, &td, nullptr);
+  if (r != CUDA_SUCCESS)
+    throw RunError("cuTexObjectCreate: " + drv.error_text(r) + " (a texture over " + std::to_string(img.size_bytes) +
+                   " B; 1D linear textures hold at most 2^27 elements)");
+  return t;
+}
+
+}  // namespace
+
+bool needs_helpers(std::span<const LaunchArray> arrays) {
+  return std::any_of(arrays.begin(), arrays.end(),
+                     [](const LaunchArray& a) { return !a.image.dense || a.image.device_fill; });
+}
+
+std::vector<dissect_array_ref> place_arrays(const CudaDriver& drv, std::span<const LaunchArray> arrays,
+                                            const PlacementTools& tools, TextureSet& textures, FillBatch& fills) {
+  std::vector<std::uint64_t> at(arrays.size());  // arena offset, or constant-bank offset
+  std::uint64_t arena_bytes = 0, const_bytes_used = 0;
+  for (std::size_t i = 0; i < arrays.size(); ++i) {
+    const ArrayImage& img = arrays[i].image;
+    if (arrays[i].path == LoadPath::constant) {
+      at[i] = const_bytes_used;
+      const_bytes_used += round_up(img.size_bytes, kConstBankAlign);
+    } else {
+      at[i] = round_up(arena_bytes, array_align(img.size_bytes));
+      arena_bytes = at[i] + img.size_bytes;
+    }
+  }
+  const CUdeviceptr base = arena_bytes > 0 ? tools.arena->ensure(arena_bytes, kArrayAlignMax) : 0;
+  CUdeviceptr bank = 0;
+  std::size_t bank_bytes = 0;
+  if (const_bytes_used > 0) {
+    DISSECT_CU(drv, cuModuleGetGlobal(&bank, &bank_bytes, tools.module, "dissect_const_bank"));
+    if (const_bytes_used > bank_bytes)
+      throw RunError("constant-path arrays need " + std::to_string(const_bytes_used) + " B; the bank holds " +
+                     std::to_string(bank_bytes) + " B");
+  }
+  std::vector<dissect_array_ref> refs(arrays.size(), dissect_array_ref{});
+  for (std::size_t i = 0; i < arrays.size(); ++i) {
+    const ArrayImage& img = arrays[i].image;
+    const std::uint64_t elem = img.elem_bytes;
+    dissect_array_ref& ref = refs[i];
+    ref.n_elems = img.size_bytes / elem;
+    if (arrays[i].path == LoadPath::constant) {
+      if (!img.dense) throw RunError("a constant-path array must be dense");
+      DISSECT_CU(drv, cuMemcpyHtoD(bank + at[i], img.bytes.data(), img.bytes.size()));
+      ref.base = at[i] / elem;
+      continue;
+    }
+    const CUdeviceptr p = base + at[i];
+    if (img.device_fill) {
+      fills.add(p, img.size_bytes / elem, img.fill_stride, static_cast<std::uint32_t>(elem));
+    } else if (img.dense) {
+      DISSECT_CU(drv, cuMemcpyHtoD(p, img.bytes.data(), img.bytes.size()));
+    } else {
+      // Sparse: upload (offset, value) pairs, scatter them on the device.
+      const std::uint64_t n = img.offsets.size();
+      const CUdeviceptr s = tools.scatter->ensure(16 * n);
+      DISSECT_CU(drv, cuMemcpyHtoD(s, img.offsets.data(), 8 * n));
+      DISSECT_CU(drv, cuMemcpyHtoD(s + 8 * n, img.values.data(), 8 * n));
+      CUdeviceptr dst = p, offs = s, vals = s + 8 * n;
+      unsigned long long count = n;
+      auto eb = static_cast<unsigned int>(elem);
+      void* args[] = {&dst, &offs, &vals, &count, &eb};
+      const auto grid = static_cast<unsigned>(std::min<std::uint64_t>(1024, (n + 255) / 256));
+      DISSECT_CU(drv, cuLaunchKernel(tools.scatter_fn, std::max(1u, grid), 1, 1, 256, 1, 1, 0, nullptr, args, nullptr));
+      // The (offset, value) buffer is reused by the next sparse array: wait.
+      DISSECT_CU(drv, cuCtxSynchronize());
+    }
+    ref.base = p;
+    ref.src = p;
+    if (arrays[i].path == LoadPath::tex) {
+      const CUtexObject t = make_texture(drv, p, img);
+      textures.add(t);
+      ref.tex = t;
+    }
+  }
+  return refs;
+}
+
+void launch_fills(const CudaDriver& drv, CUfunction fill, const FillBatch& fills, CUdeviceptr descs) {
+  if (fills.empty()) return;
+  CUdeviceptr d = descs;
+  unsigned int count = fills.count();
+  unsigned long long total = fills.total();
+  void* args[] = {&d, &count, &total};
+  DISSECT_CU(drv, cuLaunchKernel(fill, fills.blocks(), 1, 1, FillBatch::kThreads, 1, 1, 0, nullptr, args, nullptr));
+}
+
+}  // namespace dissect

@@ -1,0 +1,60 @@
+#pragma once
+// Where the arrays of one launch go on the GPU, and how their contents get there:
+// global-path arrays in the arena (each on a boundary of its own size rounded up to
+// a power of two between 64 KiB and 2 MiB), constant-path arrays in the module's
+// constant bank, texture objects over tex-path arrays. Dense arrays are copied,
+// sparse ones (huge arrays a chase visits a few thousand elements of) are scattered
+// on the device, sequential ones are only described: the launcher writes them all
+// with one batched fill launch ordered before the measuring launch.
+#include <span>
+#include <vector>
+
+#include "engine/device/cuda/cuda_driver.hpp"
+#include "engine/device/cuda/cuda_launch.hpp"
+#include "engine/device/cuda/device_buffer.hpp"
+#include "engine/device/cuda/fill_batch.hpp"
+
+namespace dissect {
+
+// The largest alignment of an array in the arena (a large page).
+inline constexpr std::uint64_t kArrayAlignMax = 2ull << 20;
+// Alignment of constant-path arrays in the constant bank.
+inline constexpr std::uint64_t kConstBankAlign = 256;
+
+// Texture objects of one launch, destroyed with it.
+class TextureSet {
+ public:
+  explicit TextureSet(const CudaDriver& d) : d_(d) {}
+  ~TextureSet() {
+    for (auto t : objs_) d_.cuTexObjectDestroy(t);
+  }
+  TextureSet(const TextureSet&) = delete;
+  TextureSet& operator=(const TextureSet&) = delete;
+  void add(CUtexObject t) { objs_.push_back(t); }
+
+ private:
+  const CudaDriver& d_;
+  std::vector<CUtexObject> objs_;
+};
+
+struct PlacementTools {
+  DeviceBuffer* arena = nullptr;        // global-path arrays
+  DeviceBuffer* scatter = nullptr;      // (offset, value) pairs of a sparse array
+  CUmodule module = nullptr;            // the measuring kernel's (its constant bank)
+  CUfunction scatter_fn = nullptr;      // dissect_scatter, when some array is sparse
+};
+
+// Whether placing `arrays` needs the helper kernels (scatter, batched fill).
+bool needs_helpers(std::span<const LaunchArray> arrays);
+
+// Places and writes the arrays (sequential ones only described in `fills`); returns
+// their references in order.
+std::vector<dissect_array_ref> place_arrays(const CudaDriver& drv, std::span<const LaunchArray> arrays,
+                                            const PlacementTools& tools, TextureSet& textures, FillBatch& fills);
+
+// Launches the batched fill whose descriptors lie at `descs` on the device. No
+// synchronisation: every launch, copy and memset of dissect goes to the legacy
+// default stream, so the measuring launch begins after the fill has finished.
+void launch_fills(const CudaDriver& drv, CUfunction fill, const FillBatch& fills, CUdeviceptr descs);
+
+}  // namespace dissect

@@ -1,0 +1,214 @@
+// Kernel family `pchase` (kernels_templates/pchase.cuh): Mei & Chu's fine-grained
+// pointer chase (every access timed) and the classic chain (one time per chain of
+// `iterations` dependent loads). One block per point; chosen threads chase.
+#include <algorithm>
+
+#include "engine/core/diagnostics.hpp"
+#include "engine/device/chase_order.hpp"
+#include "engine/device/cuda/cuda_launch.hpp"
+#include "engine/device/cuda/template_abi.hpp"
+#include "engine/device/families/family_support.hpp"
+#include "engine/device/kernel_family.hpp"
+#include "engine/device/sim/sim_kernels.hpp"
+#include "kernels_templates/pchase.cuh"
+
+namespace dissect {
+namespace {
+
+// Shared-memory sample buffer of one block (latencies and indices of every chaser,
+// `chunk` entries each, flushed to global memory when full).
+constexpr std::uint32_t kSampleBufferBytes = 6 * 1024;
+
+class PchaseLaunch final : public CudaLaunch {
+ public:
+  PchaseLaunch(std::span<const Experiment* const> pts, const CudaLimits& limits) : CudaLaunch(pts) {
+    const Experiment& e0 = *points.front();
+    chain_ = e0.timing.mode == TimingMode::chain;
+    std::uint32_t needed = 8;
+    for (const Experiment* ep : points) {
+      const Experiment& e = *ep;
+      Meta m;
+      m.blocks = e.layout.blocks;
+      m.nch = static_cast<std::uint32_t>(e.layout.chasers.size());
+      const std::uint64_t total_chasers = std::uint64_t{m.blocks} * m.nch;
+      std::vector<std::uint64_t> start_bytes;
+      for (std::uint64_t c = 0; c < total_chasers; ++c) start_bytes.push_back(chaser_start_offset(e, c));
+      LaunchArray a;
+      a.image = make_array_image(e.array, e.element, start_bytes, e.path != LoadPath::constant);
+      a.path = e.path;
+      const std::uint64_t pass_length = a.image.pass_length;
+      arrays.push_back(std::move(a));
+      for (auto s : start_bytes) m.starts.push_back(s / e.elem_bytes());
+      m.chunk = chain_ ? 1u
+                       : static_cast<std::uint32_t>(std::clamp<std::uint64_t>(
+                             std::min<std::uint64_t>(kSampleBufferBytes / (8u * m.nch), e.iterations), 1, 1u << 16));
+      const auto shared_at = static_cast<std::uint32_t>(round_up(8ull * m.chunk * m.nch, 16));
+      std::uint64_t need = shared_at;
+      if (e.path == LoadPath::shared) need += e.array.size_bytes;
+      if (need > limits.max_shared_per_block)
+        throw RunError("the point needs " + std::to_string(need) + " B of shared memory per block (samples" +
+                       std::string(e.path == LoadPath::shared ? " + the shared array" : "") +
+                       "); the device allows " + std::to_string(limits.max_shared_per_block) + " B");
+      needed = std::max(needed, static_cast<std::uint32_t>(need));
+      m.first_entry = entries_.size();
+      for (std::uint32_t b = 0; b < m.blocks; ++b) {
+        dissect_pchase_point pt{};
+        pt.warm = std::uint64_t{e.warmup} * pass_length;
+        pt.iters = e.iterations;
+        pt.out_base = slots_;
+        pt.first_chaser = static_cast<std::uint32_t>(chasers_.size());
+        pt.n_chasers = m.nch;
+        pt.chunk = m.chunk;
+        pt.shared_at = shared_at;
+        for (std::uint32_t c = 0; c < m.nch; ++c) {
+          dissect_chaser ch{};
+          ch.start = m.starts[std::size_t{b} * m.nch + c];
+          ch.thread = e.layout.chasers[c];
+          chasers_.push_back(ch);
+        }
+        slots_ += chain_ ? m.nch : std::uint64_t{m.nch} * e.iterations;
+        entries_.push_back(pt);
+      }
+      metas_.push_back(std::move(m));
+    }
+    blocks = static_cast<std::uint32_t>(entries_.size());
+    shared_bytes = needed;
+    flush_l2 = e0.warmup == 0 && !is_sm_private(e0.target);
+  }
+
+  std::size_t lay_out(std::span<const dissect_array_ref> refs, ParamTable& table, OutputLayout& out,
+                      std::vector<KernelArg>& args) override {
+    for (std::size_t i = 0; i < metas_.size(); ++i)
+      for (std::uint32_t b = 0; b < metas_[i].blocks; ++b) entries_[metas_[i].first_entry + b].array = refs[i];
+    const std::uint64_t nchasers = chasers_.size();
+    const std::uint64_t points_at = table.add(entries_), chasers_at = table.add(chasers_);
+    lat_ = out.add(chain_ ? 0 : 4 * slots_);
+    idx_ = out.add(chain_ ? 0 : 4 * slots_);
+    chain_out_ = out.add(8 * nchasers);
+    final_ = out.add(8 * nchasers);
+    const std::size_t smid = out.add(4ull * blocks);
+    ovh_ = out.add(4 * nchasers * DISSECT_OVERHEAD_REPS);
+    args = {KernelArg::table(points_at), KernelArg::table(chasers_at), KernelArg::output(lat_),
+            KernelArg::output(idx_),     KernelArg::output(chain_out_), KernelArg::output(final_),
+            KernelArg::output(smid),     KernelArg::output(ovh_),       KernelArg::zero()};
+    smid_ = smid;
+    return smid;
+  }
+
+  [[nodiscard]] std::uint32_t first_block(std::size_t point) const override {
+    return static_cast<std::uint32_t>(metas_.at(point).first_entry);
+  }
+
+  void start_point(std::size_t point, PointTrace& trace, std::uint32_t repeats) const override {
+    const Meta& m = metas_[point];
+    trace.params["sample_chunk"] = std::to_string(m.chunk);
+    const std::uint64_t chasers_of_point = std::uint64_t{m.blocks} * m.nch;
+    trace.samples.reserve(chasers_of_point * repeats * (chain_ ? 1 : points[point]->iterations));
+  }
+
+  void decode(std::uint32_t r, const Readback& res, std::span<PointTrace> traces,
+              std::span<std::vector<double>> overheads) const override {
+    const auto lat = res.as<std::uint32_t>(lat_), idx = res.as<std::uint32_t>(idx_),
+               smid = res.as<std::uint32_t>(smid_), ovh = res.as<std::uint32_t>(ovh_);
+    const auto chain_t = res.as<std::uint64_t>(chain_out_), fin = res.as<std::uint64_t>(final_);
+    for (std::size_t gi = 0; gi < points.size(); ++gi) {
+      const Experiment& e = *points[gi];
+      const Meta& m = metas_[gi];
+      const std::uint64_t elem = e.elem_bytes();
+      const std::uint64_t n_elems = e.array.size_bytes / elem;
+      PointTrace& t = traces[gi];
+      for (std::uint32_t b = 0; b < m.blocks; ++b) {
+        const dissect_pchase_point& pt = entries_[m.first_entry + b];
+        const auto sm = static_cast<std::int32_t>(smid[m.first_entry + b]);
+        for (std::uint32_t c = 0; c < m.nch; ++c) {
+          const std::uint64_t g = std::uint64_t{b} * m.nch + c;  // chaser index within the point
+          const std::uint64_t gc = pt.first_chaser + c;           // in the launch
+          append_overheads(ovh.subspan(gc * DISSECT_OVERHEAD_REPS, DISSECT_OVERHEAD_REPS), overheads[gi]);
+          if (chain_) {
+            Sample s;
+            s.thread = static_cast<std::uint32_t>(g);
+            s.seq = r;
+            s.offset_bytes = m.starts[g] * elem;
+            s.latency = static_cast<double>(chain_t[gc]) / static_cast<double>(e.iterations);
+            s.sm_id = sm;
+            t.samples.push_back(s);
+            continue;
+          }
+          std::uint64_t prev = m.starts[g];
+          const std::uint64_t base = pt.out_base + std::uint64_t{c} * e.iterations;
+          const auto stream = static_cast<std::uint32_t>(std::uint64_t{r} * m.blocks * m.nch + g);
+          for (std::uint64_t q = 0; q < e.iterations; ++q) {
+            const std::uint32_t v = idx[base + q];
+            if (v >= n_elems || lat[base + q] == kUnwritten32)
+              throw RunError("the kernel left sample " + std::to_string(q) + " of chaser " + std::to_string(g) +
+                             " unwritten or out of range (index " + std::to_string(v) + ")");
+            Sample s;
+            s.thread = stream;
+            s.seq = q;
+            s.offset_bytes = prev * elem;
+            s.latency = lat[base + q];
+            s.sm_id = sm;
+            t.samples.push_back(s);
+            prev = v;
+          }
+          if (e.iterations > 0 && fin[gc] != prev)
+            throw RunError("final index " + std::to_string(fin[gc]) + " of chaser " + std::to_string(g) +
+                           " differs from the last sampled index " + std::to_string(prev));
+        }
+      }
+    }
+  }
+
+ private:
+  struct Meta {
+    std::size_t first_entry = 0;
+    std::uint32_t blocks = 1, nch = 1, chunk = 1;
+    std::vector<std::uint64_t> starts;  // element index per chaser of the point
+  };
+  bool chain_ = false;
+  std::vector<Meta> metas_;
+  std::vector<dissect_pchase_point> entries_;
+  std::vector<dissect_chaser> chasers_;
+  std::uint64_t slots_ = 0;
+  std::size_t lat_ = 0, idx_ = 0, chain_out_ = 0, final_ = 0, smid_ = 0, ovh_ = 0;
+};
+
+class PchaseFamily final : public KernelFamily {
+ public:
+  [[nodiscard]] KernelKind kind() const override { return KernelKind::pchase; }
+
+  [[nodiscard]] KernelParams kernel_params(const Experiment& e) const override {
+    KernelParams p;
+    p.template_name = "pchase";
+    p.entry = "dissect_pchase";
+    p.label = std::string("pchase-") + to_string(e.path) + "-" + to_string(e.element) + "-" +
+              to_string(e.timing.mode) + "-" + to_string(e.timing.clock);
+    p.defines = {{"DISSECT_PATH", std::to_string(path_code(e.path))},
+                 {"DISSECT_CHAIN", e.timing.mode == TimingMode::chain ? "1" : "0"},
+                 element_define(e),
+                 clock_define(e),
+                 {"DISSECT_USES_CONST", e.path == LoadPath::constant ? "1" : "0"}};
+    return p;
+  }
+  void append_identity(const Experiment& e, std::string& out) const override {
+    append_byte(out, e.path);
+    append_byte(out, e.timing.mode);
+  }
+  [[nodiscard]] bool sample_averages_iterations(const Experiment& e) const override {
+    return e.timing.mode == TimingMode::chain;
+  }
+  [[nodiscard]] std::unique_ptr<CudaLaunch> cuda_launch(std::span<const Experiment* const> points,
+                                                        const CudaLimits& limits) const override {
+    return std::make_unique<PchaseLaunch>(points, limits);
+  }
+  void simulate(sim::KernelContext& c) const override { sim::simulate_pchase(c); }
+};
+
+}  // namespace
+
+const KernelFamily& pchase_family() {
+  static const PchaseFamily f;
+  return f;
+}
+
+}  // namespace dissect

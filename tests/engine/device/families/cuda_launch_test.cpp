@@ -1,0 +1,151 @@
+// The host side of a CUDA launch, per kernel family, without a GPU: the arguments a
+// family lists match its template's kernel signature, every block writes its %smid,
+// and read-back results decode into the samples experiment.hpp defines.
+#include <doctest/doctest.h>
+
+#include <cstring>
+#include <fstream>
+#include <sstream>
+
+#include "engine/codegen/kernel_params.hpp"
+#include "engine/core/diagnostics.hpp"
+#include "engine/device/chase_order.hpp"
+#include "engine/device/cuda/cuda_launch.hpp"
+#include "engine/device/kernel_family.hpp"
+#include "engine/spec/spec.hpp"
+
+using namespace dissect;
+
+namespace {
+
+Experiment experiment(const std::string& body) {
+  return load_spec_text("dissect: 1\nname: t\n" + body, "t.yaml").base;
+}
+
+// Parameters of the template's `extern "C" __global__` entry point.
+std::size_t signature_arity(const KernelParams& p) {
+  std::ifstream in(std::string(DISSECT_SOURCE_DIR) + "/kernels_templates/" + p.template_name + ".cuh");
+  std::stringstream ss;
+  ss << in.rdbuf();
+  const std::string text = ss.str();
+  const std::size_t at = text.find("void " + p.entry + "(");
+  REQUIRE(at != std::string::npos);
+  const std::size_t open = text.find('(', at), close = text.find(')', open);
+  const std::string params = text.substr(open + 1, close - open - 1);
+  return static_cast<std::size_t>(std::count(params.begin(), params.end(), ',')) + 1;
+}
+
+struct Laid {
+  std::unique_ptr<CudaLaunch> launch;
+  ParamTable table;
+  OutputLayout outputs;
+  std::vector<KernelArg> args;
+  std::size_t smid = 0;
+};
+
+Laid lay_out(const std::vector<const Experiment*>& points) {
+  Laid l;
+  CudaLimits limits;
+  limits.max_shared_per_block = 227 * 1024;
+  l.launch = kernel_family(*points.front()).cuda_launch(points, limits);
+  std::vector<dissect_array_ref> refs(l.launch->arrays.size(), dissect_array_ref{});
+  for (std::size_t i = 0; i < refs.size(); ++i) refs[i].base = 0x1000000ull * (i + 1);
+  l.smid = l.launch->lay_out(refs, l.table, l.outputs, l.args);
+  return l;
+}
+
+const char* const kBodies[] = {
+    "kernel: pchase\npath: ca\narray: {size: 16 KiB, stride: 64 B}\niterations: 64\n",
+    "kernel: pchase\npath: cg\ntiming: {mode: chain}\narray: {size: 16 KiB, stride: 64 B}\niterations: 64\n",
+    "kernel: phases\ntarget: l1\nlayout: {threads: 2, chasers: all}\narrays:\n  a: {path: ca, size: 8 KiB, stride: "
+    "128 B}\n  b: {path: tex, size: 8 KiB, stride: 128 B}\nphases:\n  - {thread: 0, array: a, action: warm}\n  - "
+    "{thread: 1, array: b, action: measure}\n",
+    "kernel: shared_stride\narray: {size: 4 KiB, stride: 8 B}\nlayout: {threads: 32}\niterations: 16\n",
+    "kernel: coalescing\npath: ca\narray: {size: 64 KiB, stride: 4 B}\nlayout: {threads: 32}\niterations: 8\n",
+    "kernel: throughput\npath: cg\narray: {size: 1 MiB, stride: 4 B}\nlayout: {blocks: 4, threads: 256}\nilp: "
+    "4\niterations: 8\n",
+};
+
+}  // namespace
+
+TEST_CASE("every family lists its template's arguments in order, %smid among its results") {
+  for (const char* body : kBodies) {
+    const Experiment e = experiment(body);
+    CAPTURE(body);
+    const Laid l = lay_out({&e});
+    CHECK(l.args.size() == signature_arity(kernel_params(e)));
+    CHECK(l.launch->blocks == e.layout.blocks);
+    CHECK(l.outputs.size(l.smid) == 4ull * l.launch->blocks);
+    CHECK(std::count_if(l.args.begin(), l.args.end(), [&](const KernelArg& a) {
+            return a.kind == KernelArg::Kind::output && a.value == l.smid;
+          }) == 1);
+    CHECK(l.args.back().kind == KernelArg::Kind::zero);
+    CHECK(l.table.bytes().size() > 0);
+    CHECK(l.launch->arrays.size() == kernel_family(e).arrays(e).size() - (e.kernel == KernelKind::shared_stride));
+  }
+}
+
+TEST_CASE("a packed launch has one block per point and tells each point's first block") {
+  const Experiment a = experiment(kBodies[0]);
+  Experiment b = a;
+  b.array.size_bytes = 32 * 1024;
+  const Laid l = lay_out({&a, &b});
+  CHECK(l.launch->blocks == 2);
+  CHECK(l.launch->first_block(0) == 0);
+  CHECK(l.launch->first_block(1) == 1);
+  CHECK(l.launch->arrays.size() == 2);
+  CHECK(l.launch->arrays[1].image.size_bytes == 32 * 1024);
+}
+
+TEST_CASE("pchase per_access: read-back latencies and indices become one sample per access") {
+  const Experiment e = experiment(kBodies[0]);  // 16 KiB, 64 B stride, u32: 256 elements, step 16
+  Laid l = lay_out({&e});
+  // Results as the kernel writes them: latency 100 + q, the index loaded at access q,
+  // the final index, %smid 7, timer overheads 20.
+  std::vector<unsigned char> host(l.outputs.total(), 0xff);
+  auto put32 = [&](std::size_t out, std::size_t i, std::uint32_t v) {
+    std::memcpy(host.data() + l.outputs.offset(out) + 4 * i, &v, 4);
+  };
+  std::vector<std::size_t> outs;
+  for (const auto& a : l.args)
+    if (a.kind == KernelArg::Kind::output) outs.push_back(a.value);
+  REQUIRE(outs.size() == 6);  // lat, idx, chain, final, smid, overheads
+  std::uint64_t j = 0;
+  for (std::uint32_t q = 0; q < e.iterations; ++q) {
+    j = (j + 16) % 256;
+    put32(outs[0], q, 100 + q);
+    put32(outs[1], q, static_cast<std::uint32_t>(j));
+  }
+  std::memcpy(host.data() + l.outputs.offset(outs[3]), &j, 8);
+  put32(l.smid, 0, 7);
+  for (std::size_t k = 0; k < DISSECT_OVERHEAD_REPS; ++k) put32(outs[5], k, 20);
+  std::vector<PointTrace> traces(1);
+  std::vector<std::vector<double>> overheads(1);
+  l.launch->decode(0, Readback(l.outputs, host), traces, overheads);
+  REQUIRE(traces[0].samples.size() == e.iterations);
+  CHECK(traces[0].samples[0].offset_bytes == 0);
+  CHECK(traces[0].samples[1].offset_bytes == 64);
+  CHECK(traces[0].samples[5].latency == 105);
+  CHECK(traces[0].samples[5].sm_id == 7);
+  CHECK(overheads[0].size() == DISSECT_OVERHEAD_REPS);
+
+  // An access the kernel did not write is an error, not a sample.
+  put32(outs[0], 3, 0xffffffffu);
+  std::vector<PointTrace> again(1);
+  CHECK_THROWS_AS(l.launch->decode(0, Readback(l.outputs, host), again, overheads), RunError);
+}
+
+TEST_CASE("a point that needs more shared memory than the device allows is refused with the numbers") {
+  const Experiment e = experiment("kernel: shared_stride\narray: {size: 64 KiB, stride: 8 B}\nlayout: {threads: 32}\n");
+  CudaLimits small;
+  small.max_shared_per_block = 48 * 1024;
+  std::vector<const Experiment*> pts{&e};
+  CHECK_THROWS_WITH_AS(kernel_family(e).cuda_launch(pts, small), doctest::Contains("49152"), RunError);
+}
+
+TEST_CASE("the registry has one family per kernel kind, in order") {
+  const auto& fams = kernel_families();
+  REQUIRE(fams.size() == 5);
+  for (std::size_t i = 0; i < fams.size(); ++i) CHECK(static_cast<std::size_t>(fams[i]->kind()) == i);
+  CHECK(&kernel_family(KernelKind::phases) == fams[1]);
+}
