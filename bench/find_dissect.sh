@@ -1,5 +1,7 @@
-# Sourced by the GPU benchmark scripts: sets ROOT (the repository) and BIN (the dissect binary:
-# $DISSECT_BIN, else the first of .carry/dissect, build-gpu/dissect, build/dissect that exists).
+# shellcheck shell=bash
+# Sourced by the GPU scripts of bench/ (gpu_session.sh, gpu_bench.sh, gpu_timeline.sh): sets
+# ROOT (the repository) and BIN (the dissect binary: $DISSECT_BIN, else the first of
+# .carry/dissect, build-gpu/dissect, build/dissect that exists).
 ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 BIN=${DISSECT_BIN:-}
 if [ -z "$BIN" ]; then

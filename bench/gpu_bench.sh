@@ -7,6 +7,7 @@
 # Usage: bench/gpu_bench.sh [RUNS_DIR]   (DISSECT_BIN: the binary; default .carry/dissect,
 # else build-gpu/dissect). Prints a table last; every run's bundle stays under RUNS_DIR.
 set -uo pipefail
+# shellcheck source=bench/find_dissect.sh
 . "$(dirname "$0")/find_dissect.sh"  # ROOT, BIN
 RUNS=${1:-/tmp/dissect-bench}
 # Per-SM runs are short (milliseconds), so host noise shows: each runs PER_SM_RUNS times and

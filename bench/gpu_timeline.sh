@@ -6,6 +6,7 @@
 # default; EAGER loaded the sweep's module no faster on the H100).
 # Usage: bench/gpu_timeline.sh [RUNS_DIR] [REPS]   (DISSECT_BIN as for bench/gpu_bench.sh)
 set -uo pipefail
+# shellcheck source=bench/find_dissect.sh
 . "$(dirname "$0")/find_dissect.sh"  # ROOT, BIN
 RUNS=${1:-/tmp/dissect-timeline}
 REPS=${2:-3}

@@ -1,0 +1,191 @@
+#!/usr/bin/env bash
+# One session on a machine with an NVIDIA GPU: the GPU test suite, `dissect topology` N times
+# in a row (the stability and time targets), the backend benchmarks (bench/gpu_bench.sh),
+# optionally the probe specs of bench/gpu/, and a short table last.
+#
+# Usage (from the repository root):
+#   bench/gpu_session.sh [-n N | --runs N] [--device D] [--cold] [PART...]
+# PART: tests | topology | bench | probes | summary, or all (the default: tests topology bench
+# summary; probes only when named). -n: topology runs (default 3; the first runs with an empty
+# compile cache, the others warm). --cold: every topology run compiles afresh (DISSECT_NO_CACHE=1).
+#
+# Binary: bench/find_dissect.sh (DISSECT_BIN, else .carry/dissect, build-gpu/dissect,
+# build/dissect; scripts/gpu_pack.sh fills .carry/ from a -DDISSECT_STATIC_DEPS=ON build). The GPU
+# tests run the dissect_tests beside it (DISSECT_TESTS_BIN to choose another) with
+# --test-suite=gpu, the command `ctest -L gpu` runs (a carried build folder's CTestTestfile names
+# the build machine's paths, and the device machine may have no cmake); without a test binary,
+# `ctest --test-dir DISSECT_BUILD -L gpu`.
+# Environment: OUT (results, default /tmp/dissect-session/out), WORK (full run directories, left
+# on the machine; default /tmp/dissect-session/work), PROBES (bench/gpu spec names or spec paths
+# for `probes`; default the evidence specs of results/h200), DISSECT_CUDA_TIMING=1|2 (each
+# run's breakdown or host timeline on its stderr), PER_SM_RUNS (bench/gpu_bench.sh).
+#
+# Under $OUT: nvidia-smi.txt; tests.txt; topology/run<i>/{topology.json,table.txt,stderr.txt},
+# topology/walls.txt, topology/run1_bundles.tgz (run 1's step bundles without traces, report,
+# kernel sources, PTX and SASS); bench.md, bench_table.txt; probes/<name>.txt, probes.tgz (the
+# probes' bundles, traces gzipped, without kernel sources, PTX and SASS); summary.txt (what is
+# printed last: GPU test counts, the benchmark's target table, one row per topology run).
+set -uo pipefail
+
+usage() { awk 'NR > 1 && /^#/ { sub(/^# ?/, ""); print; next } NR > 1 { exit }' "$0"; }
+RUNS=3 DEVICE=0 COLD=0 PARTS=()
+while (($#)); do
+  case $1 in
+    -n | --runs) RUNS=${2:?-n needs a number}; shift 2 ;;
+    --device) DEVICE=${2:?--device needs a value}; shift 2 ;;
+    --cold) COLD=1; shift ;;
+    -h | --help) usage; exit 0 ;;
+    all) PARTS+=(tests topology bench summary); shift ;;
+    tests | topology | bench | probes | summary) PARTS+=("$1"); shift ;;
+    *) echo "gpu_session: unknown argument '$1'" >&2; usage >&2; exit 2 ;;
+  esac
+done
+((${#PARTS[@]})) || PARTS=(tests topology bench summary)
+[[ $RUNS =~ ^[1-9][0-9]*$ ]] || { echo "gpu_session: -n wants a positive number, not '$RUNS'" >&2; exit 2; }
+want() { [[ " ${PARTS[*]} " == *" $1 "* ]]; }
+# shellcheck source=bench/find_dissect.sh
+. "$(dirname "$0")/find_dissect.sh"  # ROOT, BIN
+
+OUT=${OUT:-/tmp/dissect-session/out}
+WORK=${WORK:-/tmp/dissect-session/work}
+mkdir -p "$OUT" "$WORK"
+OUT=$(cd "$OUT" && pwd) WORK=$(cd "$WORK" && pwd)
+export DISSECT_BIN=$BIN DISSECT_SPECS=$ROOT/specs DISSECT_TEMPLATES=$ROOT/kernels_templates
+status=0
+smi() {
+  command -v nvidia-smi > /dev/null &&
+    nvidia-smi --query-gpu=name,driver_version,clocks.sm,clocks.max.sm,temperature.gpu,power.draw --format=csv
+}
+{ echo "# $(date -u +%FT%TZ) start, binary $BIN"; smi; } > "$OUT/nvidia-smi.txt" 2>&1
+
+if want tests; then
+  bindir=$(dirname "$BIN")
+  TESTS=${DISSECT_TESTS_BIN:-}
+  for t in "$bindir/dissect_tests" "$bindir/tests/dissect_tests"; do
+    [ -z "$TESTS" ] && [ -x "$t" ] && TESTS=$t
+  done
+  if [ -n "$TESTS" ]; then
+    echo "# $TESTS --test-suite=gpu" > "$OUT/tests.txt"
+    "$TESTS" --test-suite=gpu >> "$OUT/tests.txt" 2>&1 || status=1
+  elif command -v ctest > /dev/null; then
+    echo "# ctest --test-dir ${DISSECT_BUILD:-$bindir} -L gpu" > "$OUT/tests.txt"
+    ctest --test-dir "${DISSECT_BUILD:-$bindir}" -L gpu --output-on-failure >> "$OUT/tests.txt" 2>&1 || status=1
+  else
+    echo "no dissect_tests beside $BIN and no ctest: GPU tests not run" > "$OUT/tests.txt"
+    status=1
+  fi
+fi
+
+if want topology; then
+  T=$OUT/topology
+  # A fresh start: a warm machine keeps /tmp between calls, and old step bundles would sit
+  # beside the new ones; the compile cache starts empty, so run 1 compiles every kernel.
+  rm -rf "$T" "$WORK/topology" && mkdir -p "$T" "$WORK/topology"
+  export XDG_CACHE_HOME=$WORK/topology/cache
+  ((COLD)) && export DISSECT_NO_CACHE=1
+  for i in $(seq 1 "$RUNS"); do
+    mkdir -p "$T/run$i"
+    t0=$(date +%s%N)
+    "$BIN" topology --device "$DEVICE" --out "$WORK/topology/run$i" --quiet \
+      > "$T/run$i/table.txt" 2> "$T/run$i/stderr.txt"
+    rc=$?
+    ms=$((($(date +%s%N) - t0) / 1000000))
+    ((rc)) && status=1
+    echo "run $i: exit $rc, process wall $ms ms (topology + report)" >> "$T/walls.txt"
+    cp "$WORK/topology/run$i/topology.json" "$T/run$i/" 2> /dev/null
+  done
+  unset XDG_CACHE_HOME DISSECT_NO_CACHE
+  [ -d "$WORK/topology/run1" ] && tar czf "$T/run1_bundles.tgz" -C "$WORK/topology" \
+    --exclude=trace.csv --exclude=trace.csv.gz --exclude='*.cu' --exclude='*.cuh' --exclude='*.ptx*' \
+    --exclude='*.sass*' --exclude=report run1
+fi
+
+if want bench; then
+  rm -rf "$WORK/bench"
+  bash "$ROOT/bench/gpu_bench.sh" "$WORK/bench" > "$OUT/bench.md" 2>&1 || status=1
+  cp "$WORK/bench/bench_table.txt" "$OUT/" 2> /dev/null
+fi
+
+if want probes; then
+  rm -rf "$WORK/probes" "$OUT/probes" && mkdir -p "$WORK/probes" "$OUT/probes"
+  export XDG_CACHE_HOME=$WORK/probes-cache
+  for p in ${PROBES:-paths_fine l1_latency l1_size_max_l1 l1_size_default l2_latency dram_latency phases_sharing l1_sets_chain}; do
+    spec=$p
+    [[ $p == */* || $p == *.yaml ]] || spec=$ROOT/bench/gpu/$p.yaml
+    [[ $spec == /* ]] || spec=$ROOT/$spec
+    name=$(basename "$spec" .yaml)
+    "$BIN" run --device "$DEVICE" -q -o "$WORK/probes" "$spec" > "$OUT/probes/$name.txt" 2>&1 || status=1
+  done
+  unset XDG_CACHE_HOME
+  for t in "$WORK"/probes/*/trace.csv; do [ -f "$t" ] && gzip -f "$t"; done
+  tar czf "$OUT/probes.tgz" -C "$WORK/probes" --exclude='*.cu' --exclude='*.cuh' --exclude='*.ptx*' \
+    --exclude='*.sass*' . 2> /dev/null
+fi
+
+if want summary; then
+  {
+    echo "== $(date -u +%FT%TZ) $(smi 2> /dev/null | tail -1)"
+    if [ -f "$OUT/tests.txt" ]; then
+      echo "== GPU tests"
+      grep -E '^\[doctest\] (test cases|Status)|tests passed|tests failed' "$OUT/tests.txt" || tail -3 "$OUT/tests.txt"
+    fi
+    if [ -f "$OUT/bench.md" ]; then
+      echo "== bench/gpu_bench.sh"
+      sed -n '/^| measurement/,$p' "$OUT/bench.md"
+    fi
+    if [ -d "$OUT/probes" ]; then
+      echo "== probes"
+      for f in "$OUT"/probes/*.txt; do echo "$(basename "$f" .txt): $(grep -m1 -E 'complete|failed|error' "$f")"; done
+    fi
+    if [ -f "$OUT/topology/walls.txt" ]; then
+      echo "== dissect topology --device $DEVICE"
+      if command -v python3 > /dev/null; then
+        python3 - "$OUT/topology" << 'PY'
+import glob, json, os, re, sys
+top = sys.argv[1]
+walls = {}
+for line in open(os.path.join(top, "walls.txt")):
+    m = re.match(r"run (\d+): exit (\d+), process wall (\d+) ms", line)
+    if m:
+        walls[int(m.group(1))] = (int(m.group(2)), int(m.group(3)) / 1000)
+def size(c, k):
+    v = c.get(k, {}).get("size_bytes")
+    return "-" if v is None else str(v)
+def lat(c, k):
+    v = c.get(k, {}).get("latency_corrected_cycles")
+    return "-" if v is None else f"{v:.1f}"
+def bw(r, k):
+    v = r.get("bandwidth", {}).get(k, {}).get("value")
+    return "-" if v is None else f"{v:.0f}"
+cols = ["run", "exit", "process s", "wall s", "analysis s", "kernels s", "compile s", "steps",
+        "L1 B", "texture B", "read-only B", "const L1 B", "L2 B", "cycles L1/L2/DRAM", "GB/s global/shared"]
+rows = []
+for i in sorted(walls):
+    rc, pw = walls[i]
+    row = [str(i), str(rc), f"{pw:.1f}"]
+    try:
+        r = json.load(open(os.path.join(top, f"run{i}", "topology.json")))
+    except (OSError, ValueError):
+        rows.append(row + ["(no topology.json)"])
+        continue
+    t, c = r.get("timings", {}), r.get("caches", {})
+    ex = r.get("experiments", [])
+    done = sum(1 for e in ex if e.get("status") == "complete")
+    row += [f"{t.get('wall_s', 0):.1f}", f"{t.get('analysis_ms', 0) / 1000:.1f}",
+            f"{t.get('kernel_ms', 0) / 1000:.1f}", f"{t.get('compile_ms', 0) / 1000:.3f}",
+            f"{done}/{len(ex)}", size(c, "l1"), size(c, "texture"), size(c, "readonly"),
+            size(c, "constant_l1"), size(c, "l2"),
+            "/".join(lat(c, k) for k in ("l1", "l2", "dram")), f"{bw(r, 'global')}/{bw(r, 'shared')}"]
+    rows.append(row)
+width = [max(len(x) for x in col) for col in zip(cols, *[r + [""] * (len(cols) - len(r)) for r in rows])]
+for r in [cols] + rows:
+    print("  ".join(x.rjust(w) for x, w in zip(r, width)))
+PY
+      else
+        cat "$OUT/topology/walls.txt"
+      fi
+    fi
+  } > "$OUT/summary.txt" 2>&1
+  cat "$OUT/summary.txt"
+fi
+exit $status
