@@ -191,6 +191,7 @@ CudaDevice::~CudaDevice() {
     if (k->module != nullptr) drv_.cuModuleUnload(k->module);
   kernels_.clear();
   for (DeviceBuffer* b : {&arrays_, &tables_, &results_, &scatter_, &flush_}) b->release();
+  for (auto& b : sample_buffers_) b->release();
   if (ev0_) drv_.cuEventDestroy(ev0_);
   if (ev1_) drv_.cuEventDestroy(ev1_);
   if (ctx_) drv_.cuDevicePrimaryCtxRelease(dev_);
@@ -447,6 +448,13 @@ std::pair<CUfunction, CUfunction> CudaDevice::helper_functions(RunTimings& timin
   return {h.fn, h.fill};
 }
 
+DeviceBuffer& CudaDevice::sample_buffer(std::size_t i) {
+  while (sample_buffers_.size() <= i)
+    sample_buffers_.push_back(std::make_unique<DeviceBuffer>(
+        sample_buffers_.empty() ? "the latency samples" : sample_buffers_.size() == 1 ? "the index samples" : "per-sample results"));
+  return *sample_buffers_[i];
+}
+
 void CudaDevice::await_reserved_buffers() noexcept {
   if (!buffers_reserved_.valid()) return;
   try {
@@ -550,7 +558,17 @@ void CudaDevice::launch_group(const RunRequest& req, const LaunchGroup& group, K
   const CUdeviceptr tab = tables_.ensure(table.bytes().size());
   DISSECT_CU(drv_, cuMemcpyHtoD(tab, table.bytes().data(), table.bytes().size()));
   launch_fills(drv_, fill, fills, tab + fills_at);
-  const CUdeviceptr results = results_.ensure(std::max<std::uint64_t>(outputs.total(), 1));
+  // Per-sample results in buffers of their own, then the small ones (the order the
+  // buffers have always been allocated in: their placement is part of the measurement).
+  std::vector<CUdeviceptr> buffer_at(outputs.sample_buffers(), 0);
+  for (std::size_t i = 0; i < outputs.outputs(); ++i)
+    if (outputs.buffer(i) != OutputLayout::kShared && outputs.size(i) > 0)
+      buffer_at[outputs.buffer(i)] = sample_buffer(outputs.buffer(i)).ensure(outputs.size(i));
+  const CUdeviceptr results = results_.ensure(std::max<std::uint64_t>(outputs.shared_bytes(), 1));
+  auto output_at = [&](std::size_t i) -> CUdeviceptr {
+    if (outputs.size(i) == 0) return 0;
+    return outputs.buffer(i) == OutputLayout::kShared ? results + outputs.offset(i) : buffer_at[outputs.buffer(i)];
+  };
   const bool flush_l2 = launch->flush_l2 && l2_bytes_ > 0;
   const SmemPlan smem = apply_smem(k, e0, launch->shared_bytes);
   const std::uint32_t threads = e0.layout.threads;
@@ -564,8 +582,7 @@ void CudaDevice::launch_group(const RunRequest& req, const LaunchGroup& group, K
       args.push_back(&rt_zero);
       continue;
     }
-    if (a.kind == KernelArg::Kind::table) pointers[i] = tab + a.value;
-    else if (outputs.size(a.value) > 0) pointers[i] = results + outputs.offset(a.value);
+    pointers[i] = a.kind == KernelArg::Kind::table ? tab + a.value : output_at(a.value);
     args.push_back(&pointers[i]);
   }
   timeline::mark("group: arrays placed, table uploaded");
@@ -575,8 +592,19 @@ void CudaDevice::launch_group(const RunRequest& req, const LaunchGroup& group, K
   std::vector<PointTrace> traces(n);
   std::vector<std::vector<double>> overheads(n);
   std::vector<double> clocks;
-  std::vector<unsigned char> host(outputs.total());
-  const Readback readback(outputs, host);
+  // Host copies: one per per-sample buffer, one of the shared buffer.
+  std::vector<std::vector<unsigned char>> host(outputs.sample_buffers());
+  std::vector<unsigned char> host_shared(outputs.shared_bytes());
+  std::vector<std::span<const unsigned char>> views;
+  for (std::size_t i = 0; i < outputs.outputs(); ++i) {
+    if (outputs.buffer(i) == OutputLayout::kShared) {
+      views.emplace_back(host_shared.data() + outputs.offset(i), outputs.size(i));
+    } else {
+      host[outputs.buffer(i)].resize(outputs.size(i));
+      views.emplace_back(host[outputs.buffer(i)].data(), outputs.size(i));
+    }
+  }
+  const Readback readback(std::move(views));
   const std::function<void()> meanwhile = [&] {
     std::map<std::string, std::string> notes{{"launch", group.per_sm ? "per_sm" : "single"},
                                              {"launch_points", std::to_string(n)},
@@ -590,7 +618,9 @@ void CudaDevice::launch_group(const RunRequest& req, const LaunchGroup& group, K
   };
   double kernel_ms = 0;
   for (std::uint32_t r = 0; r < e0.repeats; ++r) {
-    DISSECT_CU(drv_, cuMemsetD8Async(results, 0xff, outputs.total(), nullptr));
+    for (std::size_t b = 0; b < host.size(); ++b)
+      if (!host[b].empty()) DISSECT_CU(drv_, cuMemsetD8Async(buffer_at[b], 0xff, host[b].size(), nullptr));
+    DISSECT_CU(drv_, cuMemsetD8Async(results, 0xff, outputs.shared_bytes(), nullptr));
     if (flush_l2) DISSECT_CU(drv_, cuMemsetD8Async(flush_.ensure(4 * l2_bytes_), 0x5a, 4 * l2_bytes_, nullptr));
     prof_.upload_ms += ms_since(t_lap);
     t_lap = std::chrono::steady_clock::now();
@@ -603,7 +633,9 @@ void CudaDevice::launch_group(const RunRequest& req, const LaunchGroup& group, K
     timings.kernel_ms += ms;
     ++timings.launches;
     clocks.push_back(clock_khz_now);
-    if (!host.empty()) DISSECT_CU(drv_, cuMemcpyDtoH(host.data(), results, host.size()));
+    for (std::size_t b = 0; b < host.size(); ++b)
+      if (!host[b].empty()) DISSECT_CU(drv_, cuMemcpyDtoH(host[b].data(), buffer_at[b], host[b].size()));
+    if (!host_shared.empty()) DISSECT_CU(drv_, cuMemcpyDtoH(host_shared.data(), results, host_shared.size()));
     timeline::mark("group: read back");
     if (group.per_sm) {  // one block per SM, checked through %smid
       std::vector<std::uint32_t> s(readback.as<std::uint32_t>(smid_output).begin(),

@@ -95,6 +95,8 @@ class CudaDevice final : public Device {
   void report_pending_kernels() noexcept;
   // Waits for the artifacts report_pending_kernels handed to other threads.
   void await_kernel_reports() noexcept;
+  // Device buffer i of the per-sample results (made on first use).
+  DeviceBuffer& sample_buffer(std::size_t i);
   // Waits for the buffers the constructor allocates on a worker (buffers_reserved_).
   void await_reserved_buffers() noexcept;
   [[nodiscard]] double current_sm_clock_khz() const;
@@ -116,8 +118,10 @@ class CudaDevice final : public Device {
   std::vector<std::pair<Kernel*, RunSink*>> pending_reports_;  // built, not yet handed to the sink
   std::string pending_report_error_;                           // why handing one over failed
   std::vector<std::future<void>> artifact_jobs_;               // writing artifacts, on other threads
-  DeviceBuffer arrays_{"the chased arrays"}, tables_{"the parameter tables"}, results_{"the kernel's results"},
-      scatter_{"the sparse array contents"}, flush_{"the L2 flush buffer"};
+  DeviceBuffer arrays_{"the chased arrays"}, tables_{"the parameter tables"},
+      results_{"the per-block and per-thread results"}, scatter_{"the sparse array contents"},
+      flush_{"the L2 flush buffer"};
+  std::vector<std::unique_ptr<DeviceBuffer>> sample_buffers_;  // per-sample results (OutputLayout::add_samples)
   std::uint64_t l2_bytes_ = 0;
   CUevent ev0_ = nullptr, ev1_ = nullptr;
   Profile prof_;

@@ -50,41 +50,59 @@ class ParamTable {
   std::vector<unsigned char> bytes_;
 };
 
-// The result buffers a kernel writes: one device allocation (each buffer 256-byte
-// aligned), filled with 0xff before every launch so that an unwritten result is
-// recognised, and copied back whole after it.
+// The result buffers a kernel writes, filled with 0xff before every launch (an
+// unwritten result is recognised) and copied back after it. Per-sample results
+// (latencies, indices) each get a device buffer of their own, since their size
+// varies from launch to launch; the small per-block and per-thread results share
+// one buffer, each 256-byte aligned. Keeping that split keeps where the results lie
+// in memory (and so which L2 sets they share with the arrays under test) the same
+// from one launch to the next.
 class OutputLayout {
  public:
-  // Reserves `bytes` (may be 0: the kernel gets a null pointer); returns its index.
-  std::size_t add(std::uint64_t bytes) {
-    const std::uint64_t at = (total_ + 255) / 256 * 256;
-    offsets_.push_back(at);
-    sizes_.push_back(bytes);
-    total_ = at + bytes;
-    return offsets_.size() - 1;
+  // A per-sample result of `bytes` (may be 0: the kernel gets a null pointer).
+  std::size_t add_samples(std::uint64_t bytes) {
+    entries_.push_back({samples_++, 0, bytes});
+    return entries_.size() - 1;
   }
-  [[nodiscard]] std::uint64_t offset(std::size_t i) const { return offsets_.at(i); }
-  [[nodiscard]] std::uint64_t size(std::size_t i) const { return sizes_.at(i); }
-  [[nodiscard]] std::uint64_t total() const { return total_; }
+  // A small result in the shared buffer.
+  std::size_t add(std::uint64_t bytes) {
+    const std::uint64_t at = (small_total_ + 255) / 256 * 256;
+    entries_.push_back({kShared, at, bytes});
+    small_total_ = at + bytes;
+    return entries_.size() - 1;
+  }
+  static constexpr std::size_t kShared = ~std::size_t{0};
+  // Which buffer output i lies in: kShared, or the index of its own buffer.
+  [[nodiscard]] std::size_t buffer(std::size_t i) const { return entries_.at(i).buffer; }
+  [[nodiscard]] std::uint64_t offset(std::size_t i) const { return entries_.at(i).offset; }
+  [[nodiscard]] std::uint64_t size(std::size_t i) const { return entries_.at(i).bytes; }
+  [[nodiscard]] std::size_t outputs() const { return entries_.size(); }
+  [[nodiscard]] std::size_t sample_buffers() const { return samples_; }
+  [[nodiscard]] std::uint64_t shared_bytes() const { return small_total_; }
 
  private:
-  std::vector<std::uint64_t> offsets_, sizes_;
-  std::uint64_t total_ = 0;
+  struct Entry {
+    std::size_t buffer;
+    std::uint64_t offset, bytes;
+  };
+  std::vector<Entry> entries_;
+  std::size_t samples_ = 0;
+  std::uint64_t small_total_ = 0;
 };
 
-// The host copy of one launch's results.
+// The host copy of one launch's results: per output, its bytes.
 class Readback {
  public:
-  Readback(const OutputLayout& layout, std::span<const unsigned char> bytes) : layout_(layout), bytes_(bytes) {}
+  explicit Readback(std::vector<std::span<const unsigned char>> outputs) : outputs_(std::move(outputs)) {}
   // Output `i` as an array of T.
   template <typename T>
   [[nodiscard]] std::span<const T> as(std::size_t i) const {
-    return {reinterpret_cast<const T*>(bytes_.data() + layout_.offset(i)), layout_.size(i) / sizeof(T)};
+    const auto b = outputs_.at(i);
+    return {reinterpret_cast<const T*>(b.data()), b.size() / sizeof(T)};
   }
 
  private:
-  const OutputLayout& layout_;
-  std::span<const unsigned char> bytes_;
+  std::vector<std::span<const unsigned char>> outputs_;
 };
 
 // One kernel argument, in the order of the template's signature.

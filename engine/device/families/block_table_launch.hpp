@@ -34,7 +34,7 @@ class BlockTableLaunch : public CudaLaunch {
       for (std::size_t gi = 0; gi < points.size() && gi < refs.size(); ++gi)
         for (std::uint32_t b = 0; b < points[gi]->layout.blocks; ++b) entries_[first_entry_[gi] + b].array = refs[gi];
     const std::uint64_t entries_at = table.add(entries_);
-    samples_ = out.add(slot_bytes_ * slots_);
+    samples_ = out.add_samples(slot_bytes_ * slots_);
     const std::size_t fin = out.add(8 * finals_);
     smid_ = out.add(4ull * blocks);
     ovh_ = out.add(4ull * blocks * DISSECT_OVERHEAD_REPS);

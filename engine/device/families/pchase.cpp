@@ -82,8 +82,8 @@ class PchaseLaunch final : public CudaLaunch {
       for (std::uint32_t b = 0; b < metas_[i].blocks; ++b) entries_[metas_[i].first_entry + b].array = refs[i];
     const std::uint64_t nchasers = chasers_.size();
     const std::uint64_t points_at = table.add(entries_), chasers_at = table.add(chasers_);
-    lat_ = out.add(chain_ ? 0 : 4 * slots_);
-    idx_ = out.add(chain_ ? 0 : 4 * slots_);
+    lat_ = out.add_samples(chain_ ? 0 : 4 * slots_);
+    idx_ = out.add_samples(chain_ ? 0 : 4 * slots_);
     chain_out_ = out.add(8 * nchasers);
     final_ = out.add(8 * nchasers);
     const std::size_t smid = out.add(4ull * blocks);

@@ -103,8 +103,8 @@ class PhasesLaunch final : public CudaLaunch {
       }
     const std::uint64_t points_at = table.add(entries_), arrays_at = table.add(tarrays_),
                         phases_at = table.add(tphases_);
-    lat_ = out.add(4 * slots_);
-    idx_ = out.add(4 * slots_);
+    lat_ = out.add_samples(4 * std::max<std::uint64_t>(slots_, 1));
+    idx_ = out.add_samples(4 * std::max<std::uint64_t>(slots_, 1));
     const std::size_t fin = out.add(8 * tphases_.size());
     smid_ = out.add(4ull * blocks);
     ovh_ = out.add(4ull * blocks * DISSECT_OVERHEAD_REPS);

@@ -101,27 +101,33 @@ TEST_CASE("pchase per_access: read-back latencies and indices become one sample 
   const Experiment e = experiment(kBodies[0]);  // 16 KiB, 64 B stride, u32: 256 elements, step 16
   Laid l = lay_out({&e});
   // Results as the kernel writes them: latency 100 + q, the index loaded at access q,
-  // the final index, %smid 7, timer overheads 20.
-  std::vector<unsigned char> host(l.outputs.total(), 0xff);
-  auto put32 = [&](std::size_t out, std::size_t i, std::uint32_t v) {
-    std::memcpy(host.data() + l.outputs.offset(out) + 4 * i, &v, 4);
+  // the final index, %smid 7, timer overheads 20 (every output poisoned first).
+  std::vector<std::vector<unsigned char>> host(l.outputs.outputs());
+  for (std::size_t i = 0; i < host.size(); ++i) host[i].assign(l.outputs.size(i), 0xff);
+  auto put32 = [&](std::size_t out, std::size_t i, std::uint32_t v) { std::memcpy(host[out].data() + 4 * i, &v, 4); };
+  auto readback = [&] {
+    std::vector<std::span<const unsigned char>> views;
+    for (const auto& h : host) views.emplace_back(h.data(), h.size());
+    return Readback(std::move(views));
   };
   std::vector<std::size_t> outs;
   for (const auto& a : l.args)
     if (a.kind == KernelArg::Kind::output) outs.push_back(a.value);
   REQUIRE(outs.size() == 6);  // lat, idx, chain, final, smid, overheads
+  CHECK(l.outputs.buffer(outs[0]) != OutputLayout::kShared);  // per-sample results: buffers of their own
+  CHECK(l.outputs.buffer(outs[4]) == OutputLayout::kShared);
   std::uint64_t j = 0;
   for (std::uint32_t q = 0; q < e.iterations; ++q) {
     j = (j + 16) % 256;
     put32(outs[0], q, 100 + q);
     put32(outs[1], q, static_cast<std::uint32_t>(j));
   }
-  std::memcpy(host.data() + l.outputs.offset(outs[3]), &j, 8);
+  std::memcpy(host[outs[3]].data(), &j, 8);
   put32(l.smid, 0, 7);
   for (std::size_t k = 0; k < DISSECT_OVERHEAD_REPS; ++k) put32(outs[5], k, 20);
   std::vector<PointTrace> traces(1);
   std::vector<std::vector<double>> overheads(1);
-  l.launch->decode(0, Readback(l.outputs, host), traces, overheads);
+  l.launch->decode(0, readback(), traces, overheads);
   REQUIRE(traces[0].samples.size() == e.iterations);
   CHECK(traces[0].samples[0].offset_bytes == 0);
   CHECK(traces[0].samples[1].offset_bytes == 64);
@@ -132,7 +138,7 @@ TEST_CASE("pchase per_access: read-back latencies and indices become one sample 
   // An access the kernel did not write is an error, not a sample.
   put32(outs[0], 3, 0xffffffffu);
   std::vector<PointTrace> again(1);
-  CHECK_THROWS_AS(l.launch->decode(0, Readback(l.outputs, host), again, overheads), RunError);
+  CHECK_THROWS_AS(l.launch->decode(0, readback(), again, overheads), RunError);
 }
 
 TEST_CASE("a point that needs more shared memory than the device allows is refused with the numbers") {
