@@ -23,20 +23,14 @@ std::uint64_t step_bytes(const TopologyResult& r, const std::string& cache) {
   return 32;
 }
 
-// Size: the stride is the fetch granularity ("jump by line size", seed 004 Sec. 4.7).
+// Size: the stride is the fetch granularity ("jump by line size", seed 004 Sec. 4.7);
+// the search's bounds and resolution are the spec's.
 TopologyStep size_step(const std::string& cache, const std::string& label) {
   return {.id = cache + "_size",
           .label = label + " size",
           .cache = cache,
           .sizes_from = [cache](const TopologyResult& r) -> StepSizing {
-            Overrides o{{"array.stride", bytes(r.fetch_of(cache).value_or(32))}};
-            if (cache == "l2") return o;
-            const bool constant = cache == "constant_l1";
-            const std::string from = constant ? "256 B" : "1 KiB", to = constant ? "60 KiB" : "1 MiB";
-            const std::string resolution = cache == "texture" ? "0.2%" : "0.1%";
-            o.push_back({"sweep.array.size",
-                         "{search: knee, from: " + from + ", to: " + to + ", resolution: " + resolution + "}"});
-            return o;
+            return Overrides{{"array.stride", bytes(r.fetch_of(cache).value_or(32))}};
           },
           .absorb = [cache](TopologyResult& r, const Findings& fs) { absorb::size(r.cache(cache), fs); }};
 }
@@ -211,7 +205,6 @@ std::vector<TopologyStep> topology_plan() {
                   .absorb = absorb::texture_amount});
   plan.push_back(latency_step("l2", "L2 latency"));
   plan.push_back(fetch_step("l2", "L2"));
-  // A larger stride than the fetch granularity would count lines, not bytes.
   plan.push_back(size_step("l2", "L2"));
   plan.push_back(line_blocks_step("l2", "L2"));
   // A random chase over half the measured L2: every access an L2 hit, near or far.

@@ -58,7 +58,9 @@ TEST_CASE("topology plan: steps that need a size are skipped without one, sized 
   r.cache("l1").size_bytes = 16384;
   r.cache("l1").fetch_bytes = 32;
   r.cache("l1").line_bytes = 128;
-  CHECK(overrides(step(plan, "l1_size").sizes_from(r))["array.stride"] == "32 B");
+  auto size = overrides(step(plan, "l1_size").sizes_from(r));
+  CHECK(size["array.stride"] == "32 B");
+  CHECK(size.count("sweep.array.size") == 0);  // the search's bounds and resolution are the spec's
   auto line = overrides(step(plan, "l1_line").sizes_from(r));
   CHECK(line["array.size"] == "16388 B");
   CHECK(line["iterations"] == "16388");
