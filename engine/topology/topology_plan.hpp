@@ -1,38 +1,44 @@
 #pragma once
-// The topology suite as an ordered plan. Each step is one spec of
-// specs/topology/ plus two small functions: which overrides it needs from what
-// earlier steps measured (array sizes from the measured cache size, strides
-// from the measured line, ...), and what it contributes to the result.
+// The topology suite as an ordered plan of declared steps. A step is one spec of
+// specs/topology/ (<id>.yaml) plus what it needs from earlier steps (`sizes_from`:
+// the spec keys it sets from the measured figures, or why it cannot run) and what
+// it contributes (`absorb`: its findings folded into the typed result). The
+// spec holds every number that does not depend on a measurement; the step sets
+// only those that do.
 #include <functional>
-#include <optional>
 #include <string>
+#include <variant>
 #include <vector>
-
-#include <nlohmann/json.hpp>
 
 #include "analyzers/analyzer.hpp"
 #include "engine/spec/spec.hpp"
+#include "engine/topology/topology_result.hpp"
 
 namespace dissect {
 
+// A prerequisite was not measured: the step is skipped, saying why.
+struct SkipStep {
+  std::string reason;
+};
+
+using StepSizing = std::variant<std::vector<SpecOverride>, SkipStep>;
+
 struct TopologyStep {
-  std::string id;         // e.g. "l1_size"
-  std::string spec_file;  // relative to specs/topology/
-  std::string label;      // for progress and the experiments table
+  std::string id = {};     // e.g. "l1_size"; the spec is specs/topology/<id>.yaml
+  std::string label = {};  // for progress and the experiments table
+  std::string cache = {};  // the cache row it measures ("" for none): once a step of a
+                      // cache is unsupported by the device, its later steps are skipped
   bool in_fast_mode = true;
-  std::string cache;      // the cache row it measures ("" for none): once a step of a
-                          // cache is unsupported by the device, its later steps are skipped
-  // Overrides for this step given the result so far; nullopt skips the step
-  // (a prerequisite was not measured), with the reason in `skip_reason`.
-  std::function<std::optional<std::vector<SpecOverride>>(const nlohmann::json& result, std::string& skip_reason)>
-      prepare;
+  // The spec keys this step sets from what earlier steps measured (none by default).
+  std::function<StepSizing(const TopologyResult&)> sizes_from = [](const TopologyResult&) -> StepSizing {
+    return std::vector<SpecOverride>{};
+  };
   // Folds the step's findings into the result.
-  std::function<void(nlohmann::json& result, const std::vector<Finding>& findings)> absorb;
+  std::function<void(TopologyResult&, const std::vector<Finding>&)> absorb = {};
+
+  std::string spec_file() const { return id + ".yaml"; }  // relative to specs/topology/
 };
 
 std::vector<TopologyStep> topology_plan();
-
-// Finding of an analyzer in a list (nullptr when absent).
-const Finding* find_finding(const std::vector<Finding>& findings, const std::string& analyzer);
 
 }  // namespace dissect

@@ -3,6 +3,7 @@
 #include <chrono>
 #include <cstdio>
 #include <filesystem>
+#include <variant>
 
 #include "dissect_git_revision.hpp"
 #include "engine/core/files.hpp"
@@ -20,40 +21,6 @@ double seconds_since(std::chrono::steady_clock::time_point t0) {
   return std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
 }
 
-// Figures the driver reports, shown beside the measured ones.
-void add_driver_figures(json& result, const json& device) {
-  auto pick = [&](std::initializer_list<const char*> keys) -> json {
-    for (const char* k : keys)
-      if (device.contains(k) && device[k].is_number()) return device[k];
-    return nullptr;
-  };
-  result["caches"]["l2"]["driver_size_bytes"] = pick({"l2_cache_bytes", "l2_bytes", "l2_size_bytes"});
-  result["caches"]["shared"]["driver_per_sm_bytes"] =
-      pick({"shared_memory_per_sm_bytes", "shared_per_sm_bytes", "max_shared_memory_per_multiprocessor"});
-  result["caches"]["shared"]["driver_per_block_bytes"] =
-      pick({"shared_memory_per_block_optin_bytes", "shared_memory_per_block_bytes", "shared_per_block_bytes"});
-}
-
-double clock_ghz(const json& device) {
-  for (const char* k : {"sm_clock_khz", "clock_khz", "sm_clock_rate_khz"})
-    if (device.contains(k) && device[k].is_number()) return device[k].get<double>() / 1e6;
-  for (const char* k : {"sm_clock_mhz", "clock_mhz"})
-    if (device.contains(k) && device[k].is_number()) return device[k].get<double>() / 1e3;
-  return 0;
-}
-
-// Cycles -> ns for every latency once the clock is known.
-void add_nanoseconds(json& result, double ghz) {
-  if (!(ghz > 0) || !result.contains("caches")) return;
-  for (auto& [name, c] : result["caches"].items()) {
-    (void)name;
-    if (c.contains("latency_cycles") && c["latency_cycles"].is_number())
-      c["latency_ns"] = c["latency_cycles"].get<double>() / ghz;
-    if (c.contains("latency_corrected_cycles") && c["latency_corrected_cycles"].is_number())
-      c["latency_corrected_ns"] = c["latency_corrected_cycles"].get<double>() / ghz;
-  }
-}
-
 }  // namespace
 
 json run_topology(Device& device, const TopologyOptions& options, const std::atomic<bool>& stop) {
@@ -65,9 +32,10 @@ json run_topology(Device& device, const TopologyOptions& options, const std::ato
   result["selector"] = device.selector();
   result["mode"] = options.fast ? "fast" : "full";
   result["started"] = utc_timestamp();
-  result["caches"] = json::object();
   result["experiments"] = json::array();
-  add_driver_figures(result, result["device"]);
+  TopologyResult measured;
+  measured.device = DeviceFacts::from_description(result["device"]);
+  measured.driver = DriverFigures::from_description(result["device"]);
 
   const std::string spec_dir = (fs::path(specs_dir()) / "topology").string();
   std::vector<TopologyStep> plan;
@@ -83,7 +51,7 @@ json run_topology(Device& device, const TopologyOptions& options, const std::ato
   std::size_t index = 0;
   for (const auto& step : plan) {
     ++index;
-    json exp{{"id", step.id}, {"label", step.label}, {"spec", "topology/" + step.spec_file}};
+    json exp{{"id", step.id}, {"label", step.label}, {"spec", "topology/" + step.spec_file()}};
     if (stop.load()) {
       exp["status"] = "not run (interrupted)";
       result["experiments"].push_back(exp);
@@ -93,28 +61,27 @@ json run_topology(Device& device, const TopologyOptions& options, const std::ato
       std::fprintf(stderr, "\r\033[K[%zu/%zu] %s (%.1f s)", index, plan.size(), step.label.c_str(), seconds_since(t0));
       std::fflush(stderr);
     }
-    if (!step.cache.empty() && result["caches"].contains(step.cache) &&
-        result["caches"][step.cache].contains("unsupported")) {
+    if (!step.cache.empty() && measured.unsupported(step.cache)) {
       exp["status"] = "skipped";
       exp["reason"] = "the device does not support this cache's load path";
       result["experiments"].push_back(exp);
       continue;
     }
-    std::string why;
-    const auto overrides = step.prepare(result, why);
-    if (!overrides) {
+    const StepSizing sizing = step.sizes_from(measured);
+    if (const auto* skip = std::get_if<SkipStep>(&sizing)) {
       exp["status"] = "skipped";
-      exp["reason"] = why;
+      exp["reason"] = skip->reason;
       result["experiments"].push_back(exp);
       continue;
     }
+    const auto& overrides = std::get<std::vector<SpecOverride>>(sizing);
     json set = json::object();
-    for (const auto& o : *overrides) set[o.key] = o.value;
+    for (const auto& o : overrides) set[o.key] = o.value;
     exp["overrides"] = set;
     try {
       LoadOptions lo;
-      lo.overrides = *overrides;
-      const Spec spec = load_spec((fs::path(spec_dir) / step.spec_file).string(), lo);
+      lo.overrides = overrides;
+      const Spec spec = load_spec((fs::path(spec_dir) / step.spec_file()).string(), lo);
       RunOptions ro;
       ro.out_parent = options.out_dir;
       ro.argv = options.argv;
@@ -136,8 +103,8 @@ json run_topology(Device& device, const TopologyOptions& options, const std::ato
                                                              {"unit", f.unit}, {"confidence", f.confidence},
                                                              {"summary", f.summary}});
       exp["findings"] = findings;
-      if (out.status == "complete") step.absorb(result, out.findings);
-      if (out.status == "unsupported" && !step.cache.empty()) result["caches"][step.cache]["unsupported"] = out.error;
+      if (out.status == "complete") step.absorb(measured, out.findings);
+      if (out.status == "unsupported" && !step.cache.empty()) measured.cache(step.cache).unsupported = out.error;
     } catch (const SpecError& e) {
       exp["status"] = "failed";
       exp["error"] = e.diagnostics().str();
@@ -149,7 +116,8 @@ json run_topology(Device& device, const TopologyOptions& options, const std::ato
   }
   if (options.progress) std::fprintf(stderr, "\r\033[K");
 
-  add_nanoseconds(result, clock_ghz(result["device"]));
+  measured.add_nanoseconds();
+  result.update(topology_result_json(measured));
   result["finished"] = utc_timestamp();
   result["timings"] = {{"wall_s", seconds_since(t0)}, {"kernel_ms", kernel_ms}, {"compile_ms", compile_ms},
                        {"analysis_ms", analysis_ms},

@@ -1,0 +1,209 @@
+#include "engine/topology/topology_absorb.hpp"
+
+#include <algorithm>
+
+namespace dissect::absorb {
+namespace {
+
+bool table_worthy(const findings::Verdict& v) { return v.determined && v.confidence >= kTableConfidence; }
+
+// The note kept instead of a finding the table does not state.
+std::string kept_out_note(const findings::Verdict& v) {
+  return v.determined ? "low confidence (" + std::to_string(v.confidence) + "): " + v.summary : v.reason;
+}
+
+}  // namespace
+
+void latency(TopologyResult& r, const std::string& cache, const Findings& fs) {
+  const auto l = findings::latency(fs);
+  if (!l) return;
+  CacheResult& c = r.cache(cache);
+  c.latency_cycles = l->cycles;
+  if (l->timer_overhead_cycles) {
+    c.timer_overhead_cycles = *l->timer_overhead_cycles;
+    c.latency_corrected_cycles = l->cycles - *l->timer_overhead_cycles;
+  }
+}
+
+void fetch(TopologyResult& r, const std::string& cache, const Findings& fs) {
+  const auto f = findings::line_size(fs);
+  if (!f) return;
+  r.cache(cache).fetch_bytes = f->fetch_bytes.value_or(f->line_bytes);
+}
+
+void size(CacheResult& c, const Findings& fs) {
+  const auto f = findings::cache_size(fs);
+  if (!f) return;
+  c.size_confidence = f->verdict.confidence;
+  if (!f->size_bytes) {
+    c.size_note = f->verdict.reason;
+    return;
+  }
+  c.size_bytes = f->size_bytes;
+  if (f->hit_latency_cycles) c.hit_level_cycles = f->hit_latency_cycles;
+  if (f->miss_latency_cycles) c.miss_level_cycles = f->miss_latency_cycles;
+}
+
+void line(TopologyResult& r, const std::string& cache, const Findings& fs) {
+  const auto f = findings::line_size(fs);
+  if (!f) return;
+  CacheResult& c = r.cache(cache);
+  if (!table_worthy(f->verdict)) {
+    c.line_note = kept_out_note(f->verdict);
+    return;
+  }
+  c.line_bytes = f->line_bytes;
+  c.line_confidence = f->verdict.confidence;
+  if (f->fetch_bytes && !c.fetch_bytes) c.fetch_bytes = f->fetch_bytes;
+}
+
+void line_blocks(TopologyResult& r, const std::string& cache, const Findings& fs) {
+  const auto f = findings::line_capacity(fs);
+  if (!f) return;
+  CacheResult& c = r.cache(cache);
+  if (!table_worthy(f->verdict)) {
+    c.line_blocks_note = kept_out_note(f->verdict);
+    return;
+  }
+  const std::uint64_t line = *f->line_bytes;
+  if (c.line_bytes && *c.line_bytes != line)
+    c.line_note = "the miss spacing of a small-stride chase said " + std::to_string(*c.line_bytes) +
+                  " B; the occupancy of one access per block says " + std::to_string(line) + " B (taken)";
+  else
+    c.line_note.reset();
+  c.line_bytes = line;
+  c.line_confidence = f->verdict.confidence;
+  c.line_method = "occupancy: " + f->verdict.summary;
+}
+
+void sets(TopologyResult& r, const std::string& cache, const Findings& fs) {
+  const auto f = findings::sets(fs);
+  if (!f) return;
+  CacheResult& c = r.cache(cache);
+  if (!table_worthy(f->verdict)) {
+    c.sets_note = kept_out_note(f->verdict);
+    return;
+  }
+  c.sets = f->sets;
+  c.sets_confidence = f->verdict.confidence;
+  if (f->ways) c.ways = f->ways;
+  if (f->lines_per_block) c.lines_per_block = f->lines_per_block;
+  if (f->bit_defined) c.bit_defined = f->bit_defined;
+  if (f->set_sizes) c.set_sizes = f->set_sizes;
+}
+
+void replacement(TopologyResult& r, const std::string& cache, const Findings& fs) {
+  const auto f = findings::replacement(fs);
+  if (!f) return;
+  CacheResult& c = r.cache(cache);
+  c.replacement = f->policy;
+  if (f->way_probabilities) c.way_probabilities = f->way_probabilities;
+}
+
+void sharing(TopologyResult& r, const std::string& a, const std::string& b, const Findings& fs) {
+  const auto f = findings::sharing(fs);
+  if (!f) return;
+  r.sharing[a + "/" + b] = {f->shared, f->confidence};
+  if (!f->shared) return;
+  auto add = [&](const std::string& cache, const std::string& other) {
+    auto& with = r.cache(cache).shared_with;
+    if (!with) with.emplace();
+    with->push_back(other);
+  };
+  add(a, b);
+  add(b, a);
+}
+
+// No knee below the 64 KiB a module may hold: only a lower bound, when the sweep
+// reached its end without one.
+void constant_l15_size(TopologyResult& r, const Findings& fs) {
+  CacheResult& c = r.cache("constant_l15");
+  size(c, fs);
+  if (c.size_bytes) return;
+  c.size_note = "no knee below 63 KiB: larger than a module's constant memory";
+  if (const auto f = findings::cache_size(fs); f && !f->size_bytes && f->lower_bound_bytes)
+    c.size_lower_bound_bytes = f->lower_bound_bytes;
+}
+
+// A cache that is the texture cache's storage (sharing steps) has as many per SM.
+void texture_amount(TopologyResult& r, const Findings& fs) {
+  const auto n = findings::amount(fs);
+  if (!n) return;
+  r.cache("texture").per_sm = n;
+  for (const char* other : {"l1", "readonly"}) {
+    CacheResult& c = r.cache(other);
+    if (!c.shared_with) continue;
+    for (const auto& w : *c.shared_with)
+      if (w == "texture") {
+        c.per_sm = n;
+        c.per_sm_note = "the texture cache's storage (sharing step): as many per SM";
+      }
+  }
+}
+
+void l2_levels(TopologyResult& r, const Findings& fs) {
+  if (auto medians = findings::latency_level_medians(fs)) r.cache("l2").hit_levels_cycles = std::move(medians);
+}
+
+void banks(TopologyResult& r, const Findings& fs) {
+  const auto f = findings::banks(fs);
+  if (!f) return;
+  CacheResult& c = r.cache("shared");
+  c.banks = f->banks;
+  if (f->width_bytes) c.bank_width_bytes = f->width_bytes;
+}
+
+// A level is shown only when the analyzer found a staircase; otherwise its reason
+// is kept as a note (a GPU whose TLB reaches beyond the sweep shows only the L2's
+// near/far wobble, which is no TLB level).
+void tlb_levels(TopologyResult& r, const Findings& fs) {
+  const auto f = findings::tlb(fs);
+  if (!f) return;
+  TlbResult& t = r.tlb_row();
+  if (!f->verdict.determined) {
+    t.levels_note = f->verdict.reason;
+    return;
+  }
+  t.levels = f->levels;
+}
+
+// The levels beyond the 'tlb' sweep come after its own.
+void far_tlb_levels(TopologyResult& r, const Findings& fs) {
+  const auto f = findings::tlb(fs);
+  if (!f || !f->verdict.determined) return;
+  TlbResult& t = r.tlb_row();
+  if (!t.levels) t.levels.emplace();
+  t.levels->insert(t.levels->end(), f->levels.begin(), f->levels.end());
+  t.levels_note.reset();
+}
+
+void page_size(TopologyResult& r, const Findings& fs) {
+  if (const auto p = findings::page_size(fs)) r.tlb_row().page_bytes = p;
+}
+
+// The result keeps how many SMs the figure covers beside the device's count, so
+// that one SM's rate is never read as the device's.
+void bandwidth(TopologyResult& r, const std::string& memory, const Findings& fs) {
+  const auto f = findings::bandwidth(fs);
+  if (!f) return;
+  BandwidthResult b;
+  b.value = f->value;
+  b.unit = f->unit;
+  b.details = f->details;
+  b.sms = f->sms;
+  b.bytes_per_cycle_per_sm = f->bytes_per_cycle_per_sm;
+  b.gbps = f->gbps;
+  b.method = f->method;
+  b.device_sms = r.device.sm_count;
+  // Shared memory: the bound the measured banks give (banks x width per cycle and SM).
+  const CacheResult* c = r.find("shared");
+  if (memory == "shared" && c != nullptr && c->banks && c->bank_width_bytes && b.bytes_per_cycle_per_sm) {
+    const double bound = static_cast<double>(*c->banks) * static_cast<double>(*c->bank_width_bytes);
+    b.bound_bytes_per_cycle_per_sm = bound;
+    b.bound_source = "measured banks x bank width (shared_banks step)";
+    if (bound > 0) b.share_of_bound = *b.bytes_per_cycle_per_sm / bound;
+  }
+  r.bandwidth[memory] = std::move(b);
+}
+
+}  // namespace dissect::absorb

@@ -1,0 +1,40 @@
+#pragma once
+// What each kind of topology step contributes to the result: its findings
+// (read through topology_findings.hpp) folded into the typed TopologyResult.
+#include <string>
+
+#include "engine/topology/topology_findings.hpp"
+#include "engine/topology/topology_result.hpp"
+
+namespace dissect {
+
+using findings::Findings;
+
+namespace absorb {
+
+// The table states a finding only when its analyzer is this confident of it; a
+// weak one is kept as a note, never shown as a measured figure.
+constexpr double kTableConfidence = 0.7;
+
+void latency(TopologyResult& r, const std::string& cache, const Findings& fs);
+void fetch(TopologyResult& r, const std::string& cache, const Findings& fs);
+void size(CacheResult& c, const Findings& fs);
+void line(TopologyResult& r, const std::string& cache, const Findings& fs);
+// The occupancy method names the allocation line itself (a sectored cache's
+// small-stride chase shows only the sector): it wins over the miss spacing.
+void line_blocks(TopologyResult& r, const std::string& cache, const Findings& fs);
+void sets(TopologyResult& r, const std::string& cache, const Findings& fs);
+void replacement(TopologyResult& r, const std::string& cache, const Findings& fs);
+void sharing(TopologyResult& r, const std::string& a, const std::string& b, const Findings& fs);
+
+void constant_l15_size(TopologyResult& r, const Findings& fs);
+void texture_amount(TopologyResult& r, const Findings& fs);
+void l2_levels(TopologyResult& r, const Findings& fs);
+void banks(TopologyResult& r, const Findings& fs);
+void tlb_levels(TopologyResult& r, const Findings& fs);
+void far_tlb_levels(TopologyResult& r, const Findings& fs);
+void page_size(TopologyResult& r, const Findings& fs);
+void bandwidth(TopologyResult& r, const std::string& memory, const Findings& fs);
+
+}  // namespace absorb
+}  // namespace dissect

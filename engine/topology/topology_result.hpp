@@ -1,0 +1,128 @@
+#pragma once
+// What `dissect topology` has measured so far, as typed values: the steps read it
+// to size themselves and write their findings into it; `topology_result_json`
+// is the one place that knows the keys of topology.json (docs/topology.md).
+// An empty optional means "not measured" and writes no key.
+#include <cstdint>
+#include <map>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+namespace dissect {
+
+// One cache or memory row (caches.<name>).
+struct CacheResult {
+  std::optional<std::string> unsupported;  // the device has no such load path: why
+
+  std::optional<std::uint64_t> size_bytes;
+  std::optional<double> size_confidence;
+  std::optional<std::string> size_note;                    // why the size is undetermined
+  std::optional<std::uint64_t> size_lower_bound_bytes;     // the sweep ended before the knee
+  std::optional<double> hit_level_cycles, miss_level_cycles;  // the size step's two latency levels
+
+  std::optional<std::uint64_t> line_bytes;
+  std::optional<double> line_confidence;
+  std::optional<std::string> line_method, line_note, line_blocks_note;
+  std::optional<std::uint64_t> fetch_bytes;
+
+  std::optional<double> latency_cycles, timer_overhead_cycles, latency_corrected_cycles;
+  std::optional<double> latency_ns, latency_corrected_ns;  // once the clock is known
+
+  std::optional<std::uint64_t> sets;
+  std::optional<double> sets_confidence;
+  std::optional<std::string> sets_note;
+  std::optional<double> ways;  // a mean where the sets differ (the C2070's L2)
+  std::optional<std::uint64_t> lines_per_block;
+  std::optional<bool> bit_defined;
+  std::optional<std::vector<std::uint64_t>> set_sizes;
+
+  std::optional<std::string> replacement;
+  std::optional<std::vector<double>> way_probabilities;
+
+  std::optional<std::vector<std::string>> shared_with;  // caches on the same storage (sharing steps)
+  std::optional<std::uint64_t> per_sm;
+  std::optional<std::string> per_sm_note;
+
+  std::optional<std::vector<double>> hit_levels_cycles;  // L2: near/far hits
+
+  std::optional<std::uint64_t> banks, bank_width_bytes;  // shared memory
+};
+
+// What the driver reports, shown beside the measured figures. Always written
+// (null where the device reports none: a simulated GPU).
+struct DriverFigures {
+  std::optional<std::uint64_t> l2_bytes;
+  std::optional<std::uint64_t> shared_per_sm_bytes;
+  std::optional<std::uint64_t> shared_per_block_bytes;
+
+  // From Device::describe() (the keys engine/device/cuda/cuda_device.cpp writes).
+  static DriverFigures from_description(const nlohmann::json& describe);
+};
+
+struct SharingResult {
+  bool shared = false;
+  double confidence = 0;
+};
+
+struct TlbResult {
+  // The tlb analyzer's level records (entries, coverage_bytes, miss_penalty_cycles,
+  // sets, set_sizes, ...), kept whole: topology.json shows what the analyzer found.
+  std::optional<std::vector<nlohmann::json>> levels;
+  std::optional<std::string> levels_note;  // why no level was found
+  std::optional<std::uint64_t> page_bytes;
+};
+
+struct BandwidthResult {
+  double value = 0;  // the rate over the SMs that ran
+  std::string unit;
+  nlohmann::json details;  // the bandwidth finding's details, kept whole
+  std::optional<std::uint64_t> sms;
+  std::optional<double> bytes_per_cycle_per_sm, gbps;
+  std::optional<std::string> method;
+  std::optional<std::uint64_t> device_sms;
+  // Shared memory: the bound of the measured banks (banks x width per cycle and SM).
+  std::optional<double> bound_bytes_per_cycle_per_sm;
+  std::optional<std::string> bound_source;
+  std::optional<double> share_of_bound;
+};
+
+// The device facts steps size themselves from.
+struct DeviceFacts {
+  std::optional<std::uint64_t> sm_count;
+  std::optional<std::uint64_t> memory_bytes;
+  double clock_ghz = 0;  // 0: unknown
+
+  static DeviceFacts from_description(const nlohmann::json& describe);
+};
+
+struct TopologyResult {
+  DeviceFacts device;
+  DriverFigures driver;
+  std::map<std::string, CacheResult> caches;
+  std::map<std::string, SharingResult> sharing;  // "l1/texture", ...
+  std::optional<TlbResult> tlb;
+  std::map<std::string, BandwidthResult> bandwidth;  // "shared", "global"
+
+  // The row of a cache, created when absent (a step that writes to it).
+  CacheResult& cache(const std::string& name) { return caches[name]; }
+  // The row of a cache, or nullptr.
+  const CacheResult* find(const std::string& name) const;
+  TlbResult& tlb_row() { return tlb ? *tlb : tlb.emplace(); }
+
+  // A measured figure of an earlier step (nullopt when absent or not positive).
+  std::optional<std::uint64_t> size_of(const std::string& cache) const;
+  std::optional<std::uint64_t> fetch_of(const std::string& cache) const;
+  std::optional<std::uint64_t> line_of(const std::string& cache) const;
+  bool unsupported(const std::string& cache) const;
+
+  // Cycles -> ns for every latency, once the clock is known.
+  void add_nanoseconds();
+};
+
+// The measurement keys of topology.json: caches, sharing, tlb, bandwidth.
+nlohmann::json topology_result_json(const TopologyResult& result);
+
+}  // namespace dissect

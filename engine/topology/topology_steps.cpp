@@ -1,0 +1,243 @@
+// The topology plan: one declaration per step, in the order they run. What a
+// step measures and how is its spec (specs/topology/<id>.yaml, numbers and
+// the reasons for them included); here is only what it takes from earlier
+// steps and what it contributes to the result (topology_absorb.hpp).
+#include <algorithm>
+
+#include "engine/topology/topology_absorb.hpp"
+#include "engine/topology/topology_plan.hpp"
+
+namespace dissect {
+namespace {
+
+using Overrides = std::vector<SpecOverride>;
+
+std::string bytes(std::uint64_t b) { return std::to_string(b) + " B"; }
+
+std::uint64_t round_to(std::uint64_t v, std::uint64_t unit) { return std::max<std::uint64_t>(unit, v / unit * unit); }
+
+// The line to step by: the measured line, else the fetch granularity, else 32 B.
+std::uint64_t step_bytes(const TopologyResult& r, const std::string& cache) {
+  if (auto l = r.line_of(cache)) return *l;
+  if (auto f = r.fetch_of(cache)) return *f;
+  return 32;
+}
+
+// Size: the stride is the fetch granularity ("jump by line size", seed 004 Sec. 4.7);
+// the search's bounds and resolution are the spec's.
+TopologyStep size_step(const std::string& cache, const std::string& label) {
+  return {.id = cache + "_size",
+          .label = label + " size",
+          .cache = cache,
+          .sizes_from = [cache](const TopologyResult& r) -> StepSizing {
+            return Overrides{{"array.stride", bytes(r.fetch_of(cache).value_or(32))}};
+          },
+          .absorb = [cache](TopologyResult& r, const Findings& fs) { absorb::size(r.cache(cache), fs); }};
+}
+
+// Line: N = C + 1 element, s = 1 element (Mei & Chu stage 1).
+TopologyStep line_step(const std::string& cache, const std::string& label) {
+  return {.id = cache + "_line",
+          .label = label + " line size",
+          .cache = cache,
+          .sizes_from = [cache](const TopologyResult& r) -> StepSizing {
+            const auto c = r.size_of(cache);
+            if (!c) return SkipStep{"the size was not measured"};
+            const std::uint64_t n = *c + 4, passes = 4;
+            return Overrides{{"array.size", bytes(n)},
+                             {"iterations", std::to_string(std::min<std::uint64_t>(passes * n / 4, 1u << 20))}};
+          },
+          .absorb = [cache](TopologyResult& r, const Findings& fs) { absorb::line(r, cache, fs); }};
+}
+
+// Line by occupancy (line_capacity): one access per block of b = f .. 32 f, at a
+// random place in it, over N = 1.25 C.
+TopologyStep line_blocks_step(const std::string& cache, const std::string& label) {
+  return {.id = cache + "_line_blocks",
+          .label = label + " line (occupancy)",
+          .cache = cache,
+          .sizes_from = [cache](const TopologyResult& r) -> StepSizing {
+            const auto c = r.size_of(cache);
+            if (!c) return SkipStep{"the size was not measured"};
+            const std::uint64_t f = r.fetch_of(cache).value_or(32);
+            const std::uint64_t n = round_to(*c + *c / 4, 32 * f);
+            std::string blocks;
+            for (std::uint64_t b = f; b <= 32 * f; b *= 2) blocks += (blocks.empty() ? "" : ", ") + bytes(b);
+            return Overrides{{"array.size", bytes(n)},
+                             {"array.page", bytes(f)},
+                             {"iterations", std::to_string(std::clamp<std::uint64_t>(2 * n / f, 4096, 1u << 16))},
+                             {"sweep.array.page", "[" + blocks + "]"}};
+          },
+          .absorb = [cache](TopologyResult& r, const Findings& fs) { absorb::line_blocks(r, cache, fs); }};
+}
+
+// Sets: s = b, N = C + k b (Mei & Chu stage 2).
+TopologyStep sets_step(const std::string& cache, const std::string& label) {
+  return {.id = cache + "_sets",
+          .label = label + " sets",
+          .cache = cache,
+          .sizes_from = [cache](const TopologyResult& r) -> StepSizing {
+            const auto c = r.size_of(cache);
+            if (!c) return SkipStep{"the size was not measured"};
+            const std::uint64_t b = step_bytes(r, cache);
+            const std::uint64_t from = round_to(*c, b);
+            // Up to one step per set of a 2-way cache (at most 512): the staircase
+            // must end inside the sweep, or the analyzer cannot count its steps.
+            const std::uint64_t steps = std::clamp<std::uint64_t>(from / b / 2, 8, 512);
+            return Overrides{
+                {"array.stride", bytes(b)},
+                {"array.size", bytes(from)},
+                {"iterations", std::to_string(std::min<std::uint64_t>(4 * (from / b + steps), 1u << 20))},
+                {"sweep.array.size", "{from: " + bytes(from) + ", to: " + bytes(from + steps * b) + ", step: " + bytes(b) + "}"}};
+          },
+          .absorb = [cache](TopologyResult& r, const Findings& fs) { absorb::sets(r, cache, fs); }};
+}
+
+// Replacement: N = C + b, s = b, many rounds.
+TopologyStep replacement_step(const std::string& cache, const std::string& label) {
+  return {.id = cache + "_replacement",
+          .label = label + " replacement",
+          .cache = cache,
+          .sizes_from = [cache](const TopologyResult& r) -> StepSizing {
+            const auto c = r.size_of(cache);
+            if (!c) return SkipStep{"the size was not measured"};
+            const std::uint64_t b = step_bytes(r, cache);
+            const std::uint64_t n = round_to(*c, b) + b;
+            return Overrides{{"array.stride", bytes(b)},
+                             {"array.size", bytes(n)},
+                             {"iterations", std::to_string(std::clamp<std::uint64_t>(64 * (n / b), 16384, 1u << 20))}};
+          },
+          .absorb = [cache](TopologyResult& r, const Findings& fs) { absorb::replacement(r, cache, fs); }};
+}
+
+TopologyStep latency_step(const std::string& cache, const std::string& label) {
+  return {.id = cache + "_latency",
+          .label = label,
+          .cache = cache,
+          .absorb = [cache](TopologyResult& r, const Findings& fs) { absorb::latency(r, cache, fs); }};
+}
+
+TopologyStep fetch_step(const std::string& cache, const std::string& label) {
+  return {.id = cache + "_fetch",
+          .label = label + " fetch granularity",
+          .cache = cache,
+          .absorb = [cache](TopologyResult& r, const Findings& fs) { absorb::fetch(r, cache, fs); }};
+}
+
+// The steps of an SM-private cache; `structure`: also its line, sets and policy.
+void add_cache_steps(std::vector<TopologyStep>& plan, const std::string& cache, const std::string& label,
+                     bool structure) {
+  plan.push_back(latency_step(cache, label + " latency"));
+  plan.push_back(fetch_step(cache, label));
+  plan.push_back(size_step(cache, label));
+  if (!structure) return;
+  plan.push_back(line_step(cache, label));
+  plan.push_back(line_blocks_step(cache, label));
+  plan.push_back(sets_step(cache, label));
+  plan.push_back(replacement_step(cache, label));
+}
+
+// Each array fits its own cache; together they overflow one shared cache.
+TopologyStep sharing_step(const std::string& a, const std::string& b) {
+  return {.id = "sharing_" + a + "_" + b,
+          .label = a + " / " + b + " sharing",
+          .sizes_from = [a, b](const TopologyResult& r) -> StepSizing {
+            const auto ca = r.size_of(a), cb = r.size_of(b);
+            if (!ca || !cb) return SkipStep{"a cache size was not measured"};
+            const std::uint64_t n = round_to(std::min(*ca, *cb) * 8 / 10, 128);
+            return Overrides{{"arrays.a.size", bytes(n)}, {"arrays.b.size", bytes(n)}};
+          },
+          .absorb = [a, b](TopologyResult& r, const Findings& fs) { absorb::sharing(r, a, b, fs); }};
+}
+
+// Bandwidth: blocks in proportion to the device's SMs (shared memory: one block per
+// SM, each SM's own shared memory; the backend gives an SM-private block its SM alone).
+TopologyStep bandwidth_step(const std::string& memory, std::uint64_t blocks_per_sm) {
+  return {.id = "bandwidth_" + memory,
+          .label = memory + " memory bandwidth",
+          .in_fast_mode = false,
+          .sizes_from = [blocks_per_sm](const TopologyResult& r) -> StepSizing {
+            Overrides o;
+            if (r.device.sm_count && *r.device.sm_count >= 1)
+              o.push_back({"layout.blocks", std::to_string(blocks_per_sm * *r.device.sm_count)});
+            return o;
+          },
+          .absorb = [memory](TopologyResult& r, const Findings& fs) { absorb::bandwidth(r, memory, fs); }};
+}
+
+}  // namespace
+
+std::vector<TopologyStep> topology_plan() {
+  std::vector<TopologyStep> plan;
+  add_cache_steps(plan, "l1", "L1 data", true);
+  add_cache_steps(plan, "texture", "texture", true);
+  add_cache_steps(plan, "readonly", "read-only", true);
+  add_cache_steps(plan, "constant_l1", "constant L1", false);
+  plan.push_back(latency_step("constant_l15", "constant L1.5 latency"));
+  // Beyond the constant L1 (MT4G Sec. 4.2 starts the L1.5 run where the L1 run ends),
+  // stepping by the L1's line so that every access misses the L1; the spec's sweep
+  // where the L1 was not measured or the sweep would start past its end.
+  plan.push_back({.id = "constant_l15_size",
+                  .label = "constant L1.5 size",
+                  .cache = "constant_l15",
+                  .sizes_from = [](const TopologyResult& r) -> StepSizing {
+                    const std::uint64_t l1 = r.size_of("constant_l1").value_or(4096);
+                    const std::uint64_t line = r.fetch_of("constant_l1").value_or(64);
+                    const std::uint64_t from = round_to(2 * l1, 1024);
+                    if (from >= 63 * 1024) return Overrides{};
+                    return Overrides{{"array.stride", bytes(line)},
+                                     {"array.size", bytes(from)},
+                                     {"sweep.array.size", "{from: " + bytes(from) + ", to: 63 KiB, step: 1 KiB}"}};
+                  },
+                  .absorb = absorb::constant_l15_size});
+  plan.push_back(sharing_step("l1", "texture"));
+  plan.push_back(sharing_step("l1", "readonly"));
+  plan.push_back(sharing_step("texture", "readonly"));
+  plan.push_back({.id = "amount_texture",
+                  .label = "texture caches per SM",
+                  .cache = "texture",
+                  .sizes_from = [](const TopologyResult& r) -> StepSizing {
+                    const auto c = r.size_of("texture");
+                    if (!c) return SkipStep{"the texture cache size was not measured"};
+                    const std::uint64_t n = round_to(*c * 8 / 10, 128);
+                    return Overrides{{"arrays.base.size", bytes(n)}, {"arrays.test.size", bytes(n)}};
+                  },
+                  .absorb = absorb::texture_amount});
+  plan.push_back(latency_step("l2", "L2 latency"));
+  plan.push_back(fetch_step("l2", "L2"));
+  plan.push_back(size_step("l2", "L2"));
+  plan.push_back(line_blocks_step("l2", "L2"));
+  // A random chase over half the measured L2: every access an L2 hit, near or far.
+  plan.push_back({.id = "l2_partitions",
+                  .label = "L2 latency levels",
+                  .cache = "l2",
+                  .sizes_from = [](const TopologyResult& r) -> StepSizing {
+                    const auto c = r.size_of("l2");
+                    if (!c) return SkipStep{"the L2 size was not measured"};
+                    return Overrides{{"array.size", bytes(round_to(*c / 2, 128))}};
+                  },
+                  .absorb = absorb::l2_levels});
+  plan.push_back(latency_step("dram", "main memory latency"));
+  plan.push_back(latency_step("shared", "shared memory latency"));
+  plan.push_back({.id = "shared_banks", .label = "shared memory banks", .cache = "shared", .absorb = absorb::banks});
+  plan.push_back({.id = "tlb", .label = "TLB levels", .absorb = absorb::tlb_levels});
+  // A level beyond the reach of 'tlb': a knee search from where 'tlb' ends, over at
+  // most half the device memory.
+  plan.push_back({.id = "tlb_far",
+                  .label = "TLB levels beyond 768 MiB",
+                  .sizes_from = [](const TopologyResult& r) -> StepSizing {
+                    constexpr std::uint64_t stride = 2097184, from = 384 * stride, max_pages = 6144;
+                    std::uint64_t to = max_pages * stride;
+                    if (r.device.memory_bytes) to = std::min(to, *r.device.memory_bytes / 2 / stride * stride);
+                    if (to < 2 * from) return SkipStep{"the device memory holds too few pages beyond the 'tlb' sweep"};
+                    return Overrides{{"sweep.array.size", "{search: knee, from: " + bytes(from) + ", to: " + bytes(to) +
+                                                              ", resolution: " + bytes(stride) + "}"}};
+                  },
+                  .absorb = absorb::far_tlb_levels});
+  plan.push_back({.id = "page_size", .label = "page size", .absorb = absorb::page_size});
+  plan.push_back(bandwidth_step("shared", 1));
+  plan.push_back(bandwidth_step("global", 8));
+  return plan;
+}
+
+}  // namespace dissect

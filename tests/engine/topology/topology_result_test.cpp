@@ -1,0 +1,73 @@
+// The typed topology result and the one function that writes its keys of
+// topology.json: a figure not measured writes no key, the driver figures are
+// always written (null where the device reports none), and an earlier step's
+// figure counts as measured only when positive.
+#include <doctest/doctest.h>
+
+#include "engine/topology/topology_result.hpp"
+
+using namespace dissect;
+using json = nlohmann::json;
+
+TEST_CASE("topology result: only measured figures are written, under the keys of topology.json") {
+  TopologyResult r;
+  CacheResult& l1 = r.cache("l1");
+  l1.size_bytes = 65536;
+  l1.line_bytes = 128;
+  l1.ways = 4;
+  l1.shared_with = std::vector<std::string>{"texture"};
+  r.cache("l2").ways = 13.5;
+  r.sharing["l1/texture"] = {true, 0.9};
+  r.tlb_row().page_bytes = 2097152;
+  const json j = topology_result_json(r);
+  CHECK(j["caches"]["l1"] == json{{"size_bytes", 65536}, {"line_bytes", 128}, {"ways", 4},
+                                  {"shared_with", {"texture"}}});
+  CHECK(j["caches"]["l1"]["ways"].is_number_integer());
+  CHECK(j["caches"]["l2"]["ways"] == 13.5);
+  CHECK(j["caches"]["l2"]["driver_size_bytes"].is_null());
+  CHECK(j["caches"]["shared"]["driver_per_sm_bytes"].is_null());
+  CHECK(j["sharing"]["l1/texture"] == json{{"shared", true}, {"confidence", 0.9}});
+  CHECK(j["tlb"] == json{{"page_bytes", 2097152}});
+  CHECK_FALSE(j.contains("bandwidth"));
+}
+
+TEST_CASE("topology result: device facts and driver figures from the keys a device describes") {
+  const json d{{"sm_count", 132}, {"sm_clock_khz", 1980000}, {"memory_bytes", 85899345920ULL},
+               {"l2_bytes", 52428800}, {"shared_per_sm_bytes", 233472}, {"shared_per_block_bytes", 49152}};
+  const DeviceFacts f = DeviceFacts::from_description(d);
+  CHECK(f.sm_count == 132u);
+  CHECK(f.memory_bytes == 85899345920ULL);
+  CHECK(f.clock_ghz == doctest::Approx(1.98));
+  const DriverFigures g = DriverFigures::from_description(d);
+  CHECK(g.l2_bytes == 52428800u);
+  CHECK(g.shared_per_sm_bytes == 233472u);
+  CHECK(g.shared_per_block_bytes == 49152u);
+  const DeviceFacts none = DeviceFacts::from_description(json{{"name", "sim"}});
+  CHECK_FALSE(none.sm_count);
+  CHECK(none.clock_ghz == 0);
+}
+
+TEST_CASE("topology result: earlier figures, unsupported caches and nanoseconds") {
+  TopologyResult r;
+  CHECK_FALSE(r.size_of("l1"));
+  r.cache("l1").size_bytes = 0;  // a zero is no measurement
+  CHECK_FALSE(r.size_of("l1"));
+  r.cache("l1").size_bytes = 4096;
+  r.cache("l1").fetch_bytes = 32;
+  CHECK(r.size_of("l1") == 4096u);
+  CHECK(r.fetch_of("l1") == 32u);
+  CHECK_FALSE(r.line_of("l1"));
+  CHECK_FALSE(r.unsupported("readonly"));
+  CHECK(r.find("readonly") == nullptr);  // asking creates no row
+  r.cache("readonly").unsupported = "no ld.global.nc";
+  CHECK(r.unsupported("readonly"));
+
+  r.cache("l1").latency_cycles = 40;
+  r.cache("l1").latency_corrected_cycles = 30;
+  r.add_nanoseconds();  // clock unknown: no ns
+  CHECK_FALSE(r.cache("l1").latency_ns);
+  r.device.clock_ghz = 2;
+  r.add_nanoseconds();
+  CHECK(r.cache("l1").latency_ns == 20.0);
+  CHECK(r.cache("l1").latency_corrected_ns == 15.0);
+}
