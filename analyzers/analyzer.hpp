@@ -7,25 +7,10 @@
 #include <string>
 #include <vector>
 
+#include "engine/findings/finding.hpp"  // Finding: what analyze() returns
 #include "engine/trace/trace.hpp"
 
 namespace dissect {
-
-// A conclusion, with the evidence that decided it. `confidence` is 0..1; a
-// finding that could not be established has value null, confidence 0 and says
-// why in details.reason: never an invented value.
-struct Finding {
-  std::string analyzer;
-  nlohmann::json value;       // number, string, or null when undetermined
-  std::string unit;           // "B", "cycles", "sets", "" ...
-  double confidence = 0;
-  nlohmann::json details = nlohmann::json::object();
-  nlohmann::json evidence = nlohmann::json::object();  // points, samples, test statistics used
-  std::string summary;        // one line for humans
-
-  [[nodiscard]] nlohmann::json to_json() const;
-  static Finding from_json(const nlohmann::json& j);
-};
 
 struct AnalyzerParam {
   std::string name;

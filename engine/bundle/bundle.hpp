@@ -26,15 +26,13 @@
 
 #include "engine/bundle/bundle_rows.hpp"
 #include "engine/device/device.hpp"
+#include "engine/spec/point_params.hpp"
 #include "engine/spec/spec.hpp"
 #include "engine/trace/trace.hpp"
 
 namespace dissect {
 
 inline constexpr int kBundleSchemaVersion = 1;
-
-// The tidy parameters of a point, in a fixed order (points.csv columns).
-std::vector<std::pair<std::string, std::string>> point_params(const Point& point);
 
 class BundleWriter {
  public:

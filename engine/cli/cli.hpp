@@ -4,7 +4,7 @@
 #include <string>
 #include <vector>
 
-#include "analyzers/analyzer.hpp"
+#include "engine/findings/finding.hpp"
 
 namespace dissect::cli {
 

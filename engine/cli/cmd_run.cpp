@@ -9,7 +9,6 @@
 #include "engine/cli/parse_options.hpp"
 #include "engine/core/background_worker.hpp"
 #include "engine/core/timeline.hpp"
-#include "engine/device/cuda/cuda_preview.hpp"
 #include "engine/device/device.hpp"
 #include "engine/run/runner.hpp"
 #include "engine/spec/units.hpp"
@@ -118,7 +117,10 @@ int cmd_run(const Args& args, const std::vector<std::string>& full_argv) {
       }
       const auto points = spec.expand();
       for (const auto& p : points) print_point(p);
-      if (device_sel.rfind("sim:", 0) != 0) std::cout << dry_run_kernel_text(points, arch_text, device_sel);
+      // Generated kernel sources, where the device family has any (asked of its factory: no device opens).
+      const std::string selector = device_sel.empty() ? "0" : device_sel;
+      if (const DeviceFactory* f = find_device_factory(selector); f != nullptr && f->preview)
+        std::cout << f->preview(selector, points, arch_text);
     }
     return kExitOk;
   }

@@ -81,6 +81,8 @@ class Device {
   // first point's kernel on a worker thread). Never throws; the run reports errors.
   virtual void prepare(std::span<const Point> points) noexcept { (void)points; }
   // Kernel sources a dry run would compile (empty for devices without codegen).
+  // Superseded by DeviceFactory::preview (a dry run opens no device); kept only while
+  // the CUDA device still overrides it.
   [[nodiscard]] virtual std::vector<KernelArtifact> preview_kernels(const Spec& spec,
                                                                     std::span<const Point> points) const {
     (void)spec, (void)points;
@@ -102,9 +104,18 @@ struct DeviceFactory {
   // Optional: checks a device profile file (a YAML file with a
   // `dissect_profile` key); returns a one-line description or throws SpecError.
   std::function<std::string(const std::string&)> validate_profile;
+  // Optional: what `dissect run --dry-run` prints of the kernels that `points` would
+  // compile on the device of `selector` (generated sources, for the architecture
+  // `arch_text`, e.g. "sm_80", or when empty the device's own), without running or
+  // compiling anything; a line saying why there is none instead of throwing. Empty for
+  // devices without generated kernels (sim).
+  std::function<std::string(const std::string& selector, std::span<const Point> points, const std::string& arch_text)>
+      preview;
 };
 
 const std::vector<DeviceFactory>& device_factories();
+// The factory that handles a selector ("0", "sim:h100"), or null.
+const DeviceFactory* find_device_factory(const std::string& selector);
 // Opens the device for a selector, or throws RunError with a helpful message.
 // `upcoming`: see DeviceFactory::open.
 std::unique_ptr<Device> open_device(const std::string& selector, std::span<const Point> upcoming = {});

@@ -20,9 +20,14 @@ const std::vector<DeviceFactory>& device_factories() {
   return factories;
 }
 
-std::unique_ptr<Device> open_device(const std::string& selector, std::span<const Point> upcoming) {
+const DeviceFactory* find_device_factory(const std::string& selector) {
   for (const auto& f : device_factories())
-    if (f.accepts(selector)) return f.open(selector, upcoming);
+    if (f.accepts(selector)) return &f;
+  return nullptr;
+}
+
+std::unique_ptr<Device> open_device(const std::string& selector, std::span<const Point> upcoming) {
+  if (const DeviceFactory* f = find_device_factory(selector)) return f->open(selector, upcoming);
   std::string msg = "no device '" + selector + "'";
   if (device_factories().empty()) {
     msg += ": this build has no device backends yet";

@@ -19,7 +19,7 @@
 #include <string>
 #include <vector>
 
-#include "analyzers/analyzer.hpp"
+#include "engine/findings/finding.hpp"
 #include "engine/report/experiment_data.hpp"
 #include "engine/report/markdown_writer.hpp"
 #include "engine/report/plot_selection.hpp"

@@ -720,6 +720,9 @@ DeviceFactory cuda_device_factory() {
     }
     return out;
   };
+  f.preview = [](const std::string& s, std::span<const Point> points, const std::string& arch_text) {
+    return dry_run_kernel_text(points, arch_text, s);
+  };
   return f;
 }
 

@@ -14,7 +14,7 @@
 #include <stdexcept>
 #include <tuple>
 
-#include "engine/bundle/bundle.hpp"
+#include "engine/spec/point_params.hpp"
 #include "engine/device/chase_order.hpp"
 #include "engine/device/kernel_family.hpp"
 #include "engine/device/sim/noise.hpp"

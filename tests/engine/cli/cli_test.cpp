@@ -75,6 +75,21 @@ TEST_CASE("run --dry-run prints the expanded points and writes nothing") {
   CHECK_FALSE(std::filesystem::exists(dir.file("out")));
 }
 
+TEST_CASE("run --dry-run shows generated kernels where the device family has them") {
+  TempDir dir;
+  const std::string s = dir.write("s.yaml", "dissect: 1\narray: {size: 1 KiB}\n");
+  // CUDA (the default device): the kernel source, without a GPU (sm_90 unless --arch).
+  auto r = run_dissect("run --dry-run --arch sm_80 " + s);
+  CHECK(r.status == 0);
+  CHECK(r.output.find("// ===== kernel") != std::string::npos);
+  CHECK(r.output.find("-sm_80") != std::string::npos);
+  // The simulated device has no generated kernels: its factory offers no preview.
+  r = run_dissect("run --dry-run --device sim:fermi-gtx560ti " + s);
+  CHECK(r.status == 0);
+  CHECK(r.output.find("1 point(s)") != std::string::npos);
+  CHECK(r.output.find("===== kernel") == std::string::npos);
+}
+
 TEST_CASE("run validates every spec before running any") {
   TempDir dir;
   const std::string good = dir.write("good.yaml", "dissect: 1\narray: {size: 1 KiB}\n");

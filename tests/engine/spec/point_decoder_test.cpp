@@ -4,7 +4,7 @@
 
 #include <functional>
 
-#include "engine/bundle/bundle.hpp"
+#include "engine/spec/point_params.hpp"
 #include "engine/spec/experiment_decoder.hpp"
 #include "engine/spec/point_decoder.hpp"
 

@@ -1,4 +1,4 @@
-#include "engine/bundle/bundle.hpp"
+#include "engine/spec/point_params.hpp"
 
 namespace dissect {
 
