@@ -1,5 +1,7 @@
 #include "engine/spec/experiment.hpp"
 
+#include "engine/spec/kernel_kinds.hpp"
+
 #include <algorithm>
 
 namespace dissect {
@@ -31,16 +33,7 @@ const char* to_string(Pattern v) {
 }
 const char* to_string(TimingMode v) { return v == TimingMode::per_access ? "per_access" : "chain"; }
 const char* to_string(ClockSource v) { return v == ClockSource::clock ? "clock" : "clock64"; }
-const char* to_string(KernelKind v) {
-  switch (v) {
-    case KernelKind::pchase: return "pchase";
-    case KernelKind::phases: return "phases";
-    case KernelKind::shared_stride: return "shared_stride";
-    case KernelKind::throughput: return "throughput";
-    case KernelKind::coalescing: return "coalescing";
-  }
-  return "?";
-}
+const char* to_string(KernelKind v) { return kernel_kind_info(v).name.data(); }
 const char* to_string(Target v) {
   switch (v) {
     case Target::automatic: return "auto";
@@ -106,31 +99,6 @@ std::uint64_t Experiment::accesses_per_pass() const {
   return n / a;
 }
 
-std::uint64_t Experiment::samples_per_point() const {
-  // What one sample is, per kernel: see KernelKind in experiment.hpp.
-  const std::uint64_t chasers = layout.chasers.size() * layout.blocks;
-  switch (kernel) {
-    case KernelKind::shared_stride: return std::uint64_t{layout.threads} * layout.blocks * repeats;
-    case KernelKind::throughput: return ((layout.threads + 31) / 32) * std::uint64_t{layout.blocks} * repeats;
-    case KernelKind::coalescing: return iterations * layout.blocks * repeats;
-    case KernelKind::phases: {
-      std::uint64_t n = 0;
-      for (const auto& p : phases) {
-        if (p.action != Phase::Action::measure) continue;
-        for (const auto& a : arrays)
-          if (a.name == p.array) {
-            Experiment one = *this;
-            one.kernel = KernelKind::pchase;
-            one.array = a.array;
-            n += p.passes * one.accesses_per_pass();
-          }
-      }
-      return n * repeats;
-    }
-    case KernelKind::pchase: break;
-  }
-  if (timing.mode == TimingMode::chain) return chasers * repeats;
-  return iterations * chasers * repeats;
-}
+std::uint64_t Experiment::samples_per_point() const { return kernel_kind_info(kernel).samples_per_point(*this); }
 
 }  // namespace dissect

@@ -24,20 +24,10 @@ enum class Pattern {
 };
 enum class TimingMode { per_access, chain };
 enum class ClockSource { clock, clock64 };
-// Which kernel template runs the experiment, and what one Sample means for it
-// (devices, real or simulated, produce exactly this; samples_per_point() counts it):
-//   pchase per_access  one sample per timed access per chasing thread (latency of that load)
-//   pchase chain       one sample per chasing thread per repeat: average cycles per load
-//                      of a chain of `iterations` dependent loads
-//   phases             a warm phase makes `passes` untimed passes over its array, a measure
-//                      phase `passes` timed ones: one sample per timed access (Sample::phase
-//                      is the index of the measure phase among the measure phases)
-//   shared_stride      one sample per lane per repeat: average cycles per access over
-//                      `iterations` dependent reads of word lane * stride
-//   throughput         one sample per warp per repeat: latency = cycles from the warp's
-//                      first to its last load; offset_bytes = bytes the warp loaded
-//   coalescing         one sample per warp request per repeat (`iterations` requests):
-//                      cycles of one warp-wide load, lane i at offset i * stride
+// Which kind of kernel runs the experiment. What one Sample of each kind is and the spec
+// rules of each kind: engine/spec/kernel_kinds.cpp (one row per kind); how each kind
+// runs: its kernel family, engine/device/families/ (devices, real or simulated,
+// produce exactly the samples the row describes; samples_per_point() counts them).
 enum class KernelKind {
   pchase,         // pointer chase (fine-grained or chain)
   phases,         // several arrays, ordered warm/measure phases (sharing, caches per SM)

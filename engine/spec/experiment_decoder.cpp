@@ -1,5 +1,7 @@
 #include "engine/spec/experiment_decoder.hpp"
 
+#include "engine/spec/kernel_kinds.hpp"
+
 #include <nlohmann/json.hpp>
 
 #include <algorithm>
@@ -178,11 +180,12 @@ const std::vector<std::pair<std::string, TimingMode>> kModes{{"per_access", Timi
                                                              {"chain", TimingMode::chain}};
 const std::vector<std::pair<std::string, ClockSource>> kClocks{{"clock", ClockSource::clock},
                                                                {"clock64", ClockSource::clock64}};
-const std::vector<std::pair<std::string, KernelKind>> kKernels{{"pchase", KernelKind::pchase},
-                                                               {"phases", KernelKind::phases},
-                                                               {"shared_stride", KernelKind::shared_stride},
-                                                               {"throughput", KernelKind::throughput},
-                                                               {"coalescing", KernelKind::coalescing}};
+// Kernel names, from the table of kinds (engine/spec/kernel_kinds.hpp).
+const std::vector<std::pair<std::string, KernelKind>> kKernels = [] {
+  std::vector<std::pair<std::string, KernelKind>> v;
+  for (const auto& k : kernel_kinds()) v.emplace_back(std::string(k.name), k.kind);
+  return v;
+}();
 const std::vector<std::pair<std::string, Target>> kTargets{
     {"auto", Target::automatic}, {"l1", Target::l1},         {"texture", Target::texture},
     {"readonly", Target::readonly}, {"constant", Target::constant}, {"constant_l15", Target::constant_l15},
@@ -309,7 +312,8 @@ Experiment decode_experiment(const SpecNode& root, Diagnostics& d) {
   if (auto v = read_enum(top.get("element"), "element", kElements, d)) e.element = *v;
   const bool path_given = top.get("path") != nullptr;
   if (auto v = read_enum(top.get("path"), "path", kPaths, d)) e.path = *v;
-  if (!path_given && e.kernel == KernelKind::shared_stride) e.path = LoadPath::shared;
+  const KernelKindInfo& kind = kernel_kind_info(e.kernel);
+  if (!path_given && kind.only_path) e.path = *kind.only_path;
   if (auto v = read_enum(top.get("target"), "target", kTargets, d)) e.target = *v;
   if (const SpecNode* n = top.get("parallel"))
     if (auto b = parse_bool(*n, "parallel", d)) e.parallel = *b;
@@ -317,7 +321,7 @@ Experiment decode_experiment(const SpecNode& root, Diagnostics& d) {
 
   // array
   MapReader array(top.get("array"), "array.", kArrayKeys, d);
-  const bool warp_access = e.kernel == KernelKind::shared_stride || e.kernel == KernelKind::coalescing;
+  const bool warp_access = kind.warp_access;
   decode_array_fields(array, e.array, elem, d, "array.", warp_access);
   if (e.array.stride_bytes == 0 && array.get("stride") == nullptr) e.array.stride_bytes = elem;
   if (const SpecNode* idx = array.get("indices")) {
@@ -527,24 +531,27 @@ Experiment decode_experiment(const SpecNode& root, Diagnostics& d) {
   if (e.target == Target::automatic) e.target = default_target(e.path);
   if (!e.carveout_explicit) e.carveout = is_sm_private(e.target) ? kCarveoutMaxL1 : kCarveoutDriverDefault;
 
-  if (e.kernel == KernelKind::phases) {
-    if (e.arrays.empty()) d.error(root_loc, "kernel phases needs 'arrays:' (the named arrays it warms and measures)");
-    if (e.phases.empty()) d.error(root_loc, "kernel phases needs 'phases:' (the ordered warm/measure steps)");
+  const std::string kernel_name(kind.name);
+  if (kind.named_arrays) {
+    if (e.arrays.empty())
+      d.error(root_loc, "kernel " + kernel_name + " needs 'arrays:' (the named arrays it warms and measures)");
+    if (e.phases.empty()) d.error(root_loc, "kernel " + kernel_name + " needs 'phases:' (the ordered warm/measure steps)");
     if (std::none_of(e.phases.begin(), e.phases.end(),
                      [](const Phase& p) { return p.action == Phase::Action::measure; }) &&
         !e.phases.empty())
       d.error(top.get("phases")->loc, "phases: no phase measures anything (add 'action: measure')");
   } else {
     if (top.get("arrays") != nullptr)
-      d.error(top.get("arrays")->loc, std::string("arrays: only the phases kernel uses named arrays (kernel is ") +
-                                          to_string(e.kernel) + "); use 'array:' instead");
+      d.error(top.get("arrays")->loc, "arrays: only the " + kernel_kind_names(&KernelKindInfo::named_arrays) +
+                                          " kernel uses named arrays (kernel is " + kernel_name +
+                                          "); use 'array:' instead");
     if (top.get("phases") != nullptr)
-      d.error(top.get("phases")->loc,
-              std::string("phases: only the phases kernel has phases (kernel is ") + to_string(e.kernel) + ")");
+      d.error(top.get("phases")->loc, "phases: only the " + kernel_kind_names(&KernelKindInfo::named_arrays) +
+                                          " kernel has phases (kernel is " + kernel_name + ")");
     check_array(e.array, array, elem, "array.", true, top.get("array") ? top.get("array")->loc : root_loc, d);
   }
 
-  if (e.array.pattern == Pattern::list && e.array.indices_bytes.empty() && e.kernel != KernelKind::phases)
+  if (e.array.pattern == Pattern::list && e.array.indices_bytes.empty() && !kind.named_arrays)
     d.error(loc_of(array.get("pattern")), "array.pattern list needs array.indices (the offsets to visit, in order)");
   if (e.array.pattern != Pattern::list && array.get("indices") != nullptr)
     d.error(array.get("indices")->loc, std::string("array.indices only applies to pattern list (pattern is ") +
@@ -570,12 +577,15 @@ Experiment decode_experiment(const SpecNode& root, Diagnostics& d) {
   if (e.path == LoadPath::shared && e.array.size_bytes > kSharedMemoryBytes)
     d.error(loc_of(array.get("size")), "array.size (" + format_bytes(e.array.size_bytes) +
                                            ") exceeds any GPU's shared memory per block (at most 256 KiB)");
-  if (e.kernel == KernelKind::shared_stride && e.path != LoadPath::shared)
-    d.error(loc_of(top.get("path")), std::string("kernel shared_stride reads shared memory; path must be shared (is ") +
-                                         to_string(e.path) + ")");
-  if (e.timing.mode == TimingMode::chain && e.kernel != KernelKind::pchase)
-    d.error(loc_of(timing.get("mode")), std::string("timing.mode chain only applies to kernel pchase (kernel is ") +
-                                            to_string(e.kernel) + ")");
+  if (kind.only_path && e.path != *kind.only_path)
+    d.error(loc_of(top.get("path")), "kernel " + kernel_name + " reads " +
+                                         (*kind.only_path == LoadPath::shared ? std::string("shared memory")
+                                                                              : "path " + std::string(to_string(*kind.only_path))) +
+                                         "; path must be " + to_string(*kind.only_path) + " (is " + to_string(e.path) + ")");
+  if (e.timing.mode == TimingMode::chain && !kind.chain_timing)
+    d.error(loc_of(timing.get("mode")), "timing.mode chain only applies to kernel " +
+                                            kernel_kind_names(&KernelKindInfo::chain_timing) + " (kernel is " +
+                                            kernel_name + ")");
   if (e.layout.threads == 1 && layout.get("chasers") == nullptr) e.layout.chasers = {0};
   for (auto t : e.layout.chasers)
     if (t >= e.layout.threads && layout.get("chasers") == nullptr)
@@ -588,11 +598,7 @@ Experiment decode_experiment(const SpecNode& root, Diagnostics& d) {
                 " accesses would drop all " + std::to_string(e.iterations) + " timed accesses (iterations)");
 
   if (e.samples_per_point() > e.max_samples) {
-    std::string how;
-    if (e.kernel == KernelKind::pchase && e.timing.mode == TimingMode::per_access)
-      how = std::to_string(e.iterations) + " timed accesses x " +
-            std::to_string(e.layout.chasers.size() * e.layout.blocks) + " chasing threads x " +
-            std::to_string(e.repeats) + " repeats = ";
+    const std::string how = kind.samples_formula != nullptr ? kind.samples_formula(e) : "";
     d.error(loc_of(top.get("iterations")),
             std::string("iterations: ") + how + std::to_string(e.samples_per_point()) + " samples per " +
                 to_string(e.kernel) + " point, more than the sample buffer allows (max_samples = " +

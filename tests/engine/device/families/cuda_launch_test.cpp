@@ -12,6 +12,7 @@
 #include "engine/device/chase_order.hpp"
 #include "engine/device/cuda/cuda_launch.hpp"
 #include "engine/device/kernel_family.hpp"
+#include "engine/spec/kernel_kinds.hpp"
 #include "engine/spec/spec.hpp"
 
 using namespace dissect;
@@ -154,4 +155,8 @@ TEST_CASE("the registry has one family per kernel kind, in order") {
   REQUIRE(fams.size() == 5);
   for (std::size_t i = 0; i < fams.size(); ++i) CHECK(static_cast<std::size_t>(fams[i]->kind()) == i);
   CHECK(&kernel_family(KernelKind::phases) == fams[1]);
+}
+
+TEST_CASE("every kind of the spec language has a kernel family") {
+  for (const auto& k : kernel_kinds()) CHECK(kernel_family(k.kind).kind() == k.kind);
 }
