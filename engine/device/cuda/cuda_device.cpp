@@ -19,6 +19,7 @@
 #include "engine/device/cuda/array_placement.hpp"
 #include "engine/device/cuda/cuda_launch.hpp"
 #include "engine/device/cuda/cuda_preview.hpp"
+#include "engine/device/cuda/kernel_artifact.hpp"
 #include "engine/device/kernel_family.hpp"
 
 namespace dissect {
@@ -51,28 +52,6 @@ double median(std::vector<double> v) {
   std::sort(v.begin(), v.end());
   const std::size_t n = v.size();
   return n % 2 ? v[n / 2] : 0.5 * (v[n / 2 - 1] + v[n / 2]);
-}
-
-// Lines of the SASS that load memory (evidence of which instruction ran).
-std::vector<std::string> sass_load_lines(const std::string& sass) {
-  std::vector<std::string> out;
-  std::size_t pos = 0;
-  while (pos < sass.size() && out.size() < 64) {
-    std::size_t end = sass.find('\n', pos);
-    if (end == std::string::npos) end = sass.size();
-    const std::string line = sass.substr(pos, end - pos);
-    for (const char* op : {" LDG", " LD.", " LDS", " LDC", " TEX", " TLD", " ULDC"}) {
-      if (line.find(op) != std::string::npos && line.find("/*") != std::string::npos) {
-        std::string t = line;
-        const auto a = t.find_first_not_of(" \t/");
-        const auto s = t.find(';');
-        out.push_back(t.substr(a == std::string::npos ? 0 : a, s == std::string::npos ? std::string::npos : s - a + 1));
-        break;
-      }
-    }
-    pos = end + 1;
-  }
-  return out;
 }
 
 }  // namespace
@@ -110,11 +89,12 @@ CudaDevice::CudaDevice(int ordinal, std::span<const Point> upcoming) : drv_(Cuda
 
   DISSECT_CU(drv_, cuDevicePrimaryCtxRetain(&ctx_, dev_));
   timeline::mark("device: primary context retained");
+  modules_ = std::make_unique<KernelModules>(drv_, ctx_, arch());
   // The helper module and the first points' kernel are looked up in the compile cache
   // and loaded on workers while the rest of the device opens (~20 ms: the description,
   // NVML). Not earlier: beside the context's creation a cold NVRTC compile took 6x as
   // long on the H100 (360 ms instead of 60).
-  prefetch(scatter_kernel_params(), kFillEntry);
+  modules_->prefetch(scatter_kernel_params(), kFillEntry);
   if (!upcoming.empty()) prepare(upcoming);
   // The buffers every run needs, allocated beside the rest of the opening; run() waits.
   try {
@@ -173,7 +153,7 @@ CudaDevice::CudaDevice(int ordinal, std::span<const Point> upcoming) : drv_(Cuda
   d["driver_version"] = std::to_string(driver / 1000) + "." + std::to_string(driver % 1000 / 10);
   d["nvrtc_version"] = NvrtcCompiler::version();
   d["nvml"] = nvml_->available() ? std::string("yes") : "no: " + nvml_->why_unavailable();
-  d["compile_cache"] = cache_.enabled() ? cache_.dir() : std::string("disabled (DISSECT_NO_CACHE=1)");
+  d["compile_cache"] = modules_->cache().enabled() ? modules_->cache().dir() : std::string("disabled (DISSECT_NO_CACHE=1)");
   d["disassembler"] = find_disassembler();
   if (!NvrtcCompiler::supports(arch()))
     throw RunError(std::string(name) + " is sm_" + std::to_string(arch()) + ", which NVRTC " +
@@ -184,12 +164,7 @@ CudaDevice::CudaDevice(int ordinal, std::span<const Point> upcoming) : drv_(Cuda
 
 CudaDevice::~CudaDevice() {
   await_reserved_buffers();
-  while (!prefetches_.empty())
-    if (std::unique_ptr<Kernel> k = take_prefetched(prefetches_.begin()->first); k && k->module != nullptr)
-      drv_.cuModuleUnload(k->module);
-  for (auto& [key, k] : kernels_)
-    if (k->module != nullptr) drv_.cuModuleUnload(k->module);
-  kernels_.clear();
+  if (modules_) modules_->unload_all();  // before the context goes
   for (DeviceBuffer* b : {&arrays_, &tables_, &results_, &scatter_, &flush_}) b->release();
   for (auto& b : sample_buffers_) b->release();
   if (ev0_) drv_.cuEventDestroy(ev0_);
@@ -209,117 +184,31 @@ double CudaDevice::current_sm_clock_khz() const {
 // Kernels: generate, compile (cached), load
 // ---------------------------------------------------------------------------
 
-std::unique_ptr<CudaDevice::Kernel> CudaDevice::load_kernel(const KernelParams& params, const char* fill_entry) const {
-  timeline::mark("load " + params.entry + ": start");
-  auto k = std::make_unique<Kernel>();
-  k->gen = instantiate(params, templates_);
-  // The PTX and the log are only for the bundle: read while the kernel runs (report_kernel).
-  k->bin = compile_cached(k->gen, arch(), cache_, true, false);
-  timeline::mark("load " + params.entry + ": cubin in hand");
-  struct Unload {  // a module whose function cannot be found is not kept
-    const CudaDriver& d;
-    CUmodule* m;
-    ~Unload() {
-      if (m != nullptr && *m != nullptr) d.cuModuleUnload(*m), *m = nullptr;
-    }
-  } unload{drv_, &k->module};
-  DISSECT_CU(drv_, cuModuleLoadData(&k->module, k->bin.cubin.data()));
-  timeline::mark("load " + params.entry + ": cuModuleLoadData");
-  DISSECT_CU(drv_, cuModuleGetFunction(&k->fn, k->module, params.entry.c_str()));
-  timeline::mark("load " + params.entry + ": cuModuleGetFunction");
-  int v = 0;
-  DISSECT_CU(drv_, cuFuncGetAttribute(&v, CU_FUNC_ATTRIBUTE_SHARED_SIZE_BYTES, k->fn));
-  k->static_shared = static_cast<std::uint32_t>(v);
-  DISSECT_CU(drv_, cuFuncGetAttribute(&k->registers, CU_FUNC_ATTRIBUTE_NUM_REGS, k->fn));
-  // Here too: under lazy module loading, getting a function loads its code.
-  if (fill_entry != nullptr) DISSECT_CU(drv_, cuModuleGetFunction(&k->fill, k->module, fill_entry));
-  unload.m = nullptr;
-  timeline::mark("load " + params.entry + ": done");
-  return k;
-}
-
-void CudaDevice::prefetch(const KernelParams& params, const char* fill_entry) {
-  std::string key = params.canonical();
-  if (kernels_.count(key) != 0 || prefetches_.count(key) != 0) return;
-  try {
-    prefetches_.emplace(std::move(key), std::async(std::launch::async, [this, params, fill_entry] {
-                          DISSECT_CU(drv_, cuCtxSetCurrent(ctx_));  // a context is current per thread
-                          return load_kernel(params, fill_entry);
-                        }));
-  } catch (const std::system_error&) {
-    // No thread to be had: the kernel is loaded when it is needed, as without a prefetch.
-  }
-}
-
 void CudaDevice::prepare(std::span<const Point> points) noexcept {
   if (points.empty()) return;
   try {
-    prefetch(kernel_params(points.front().experiment));
+    modules_->prefetch(kernel_params(points.front().experiment));
   } catch (const std::exception&) {
     // A hint only: the run meets the same error and reports it with its context.
   }
 }
 
-std::unique_ptr<CudaDevice::Kernel> CudaDevice::take_prefetched(const std::string& key) {
-  const auto it = prefetches_.find(key);
-  if (it == prefetches_.end()) return nullptr;
-  std::future<std::unique_ptr<Kernel>> f = std::move(it->second);
-  prefetches_.erase(it);
-  try {
-    return f.get();
-  } catch (const std::exception&) {
-    return nullptr;  // loaded again by the caller, whose error names the run and the point
-  }
-}
-
 CudaDevice::Kernel& CudaDevice::kernel(const KernelParams& params, RunTimings& timings, RunSink* sink) {
-  const std::string key = params.canonical();
-  auto it = kernels_.find(key);
-  if (it == kernels_.end()) {
-    const auto t0 = std::chrono::steady_clock::now();
-    timeline::mark("kernel " + params.entry + ": wanted");
-    std::unique_ptr<Kernel> k = take_prefetched(key);  // waits for the worker if it is still at it
-    if (!k) k = load_kernel(params);
-    timings.compile_ms += k->bin.compile_ms;
-    it = kernels_.emplace(key, std::move(k)).first;
+  const auto t0 = std::chrono::steady_clock::now();
+  bool newly = false;
+  Kernel& k = modules_->get(params, &newly);
+  if (newly) {
+    timings.compile_ms += k.bin.compile_ms;
     prof_.kernel_ms += ms_since(t0);
     timeline::mark("kernel " + params.entry + ": in hand");
   }
-  // Reported while the next launch runs (launch()), or when the run ends.
-  if (sink != nullptr && reported_.insert(key).second) pending_reports_.emplace_back(it->second.get(), sink);
-  return *it->second;
+  // Reported while the next launch runs (launch_kernel), or when the run ends.
+  if (sink != nullptr && reported_.insert(params.canonical()).second) pending_reports_.emplace_back(&k, sink);
+  return k;
 }
 
 void CudaDevice::report_kernel(Kernel& k, RunSink& sink) {
-  KernelArtifact a;
-  // PTX and log of a cached kernel are read now, while a kernel runs (kernel()).
-  const bool text = cache_.load_text(k.bin);
-  a.name = k.gen.name() + "-" + k.bin.arch;
-  a.source = k.gen.source;
-  a.ptx = k.bin.ptx;
-  a.log = k.bin.log;
-  std::string why;
-  if (auto s = cache_.find_sass(k.bin.cache_key)) {
-    a.sass = *s;
-  } else {
-    a.sass = disassemble_cubin(k.bin.cubin, &why);
-    if (!a.sass.empty()) cache_.store_sass(k.bin.cache_key, a.sass);
-  }
-  nlohmann::json meta = k.gen.params.to_json();
-  meta["arch"] = k.bin.arch;
-  meta["nvrtc_version"] = NvrtcCompiler::version();
-  meta["nvrtc_options"] = NvrtcCompiler::options(arch(), true);
-  meta["cache_key"] = k.bin.cache_key;
-  meta["from_cache"] = k.bin.from_cache;
-  if (!text) meta["ptx"] = "not available: the compile-cache entry lost its PTX after the lookup";
-  meta["compile_ms"] = k.bin.compile_ms;
-  meta["registers"] = k.registers;
-  meta["static_shared_bytes"] = k.static_shared;
-  meta["template_files"] = k.gen.template_files;
-  meta["sass"] = a.sass.empty() ? "not available: " + why : "kept (" + find_disassembler() + ")";
-  if (!a.sass.empty()) meta["sass_loads"] = sass_load_lines(a.sass);
-  a.meta = std::move(meta);
-  sink.kernel_built(a);
+  sink.kernel_built(kernel_artifact(k.gen, k.bin, modules_->cache(), arch(), k.registers, k.static_shared));
 }
 
 std::vector<KernelArtifact> CudaDevice::preview_kernels(const Spec& spec, std::span<const Point> points) const {
@@ -444,8 +333,8 @@ void start_points(const RunRequest& req, const LaunchGroup& group, std::vector<P
 
 std::pair<CUfunction, CUfunction> CudaDevice::helper_functions(RunTimings& timings) {
   Kernel& h = kernel(scatter_kernel_params(), timings, nullptr);  // prepared by the prefetch, as a rule
-  if (h.fill == nullptr) DISSECT_CU(drv_, cuModuleGetFunction(&h.fill, h.module, kFillEntry));
-  return {h.fn, h.fill};
+  if (h.second == nullptr) DISSECT_CU(drv_, cuModuleGetFunction(&h.second, h.module, kFillEntry));
+  return {h.fn, h.second};
 }
 
 DeviceBuffer& CudaDevice::sample_buffer(std::size_t i) {

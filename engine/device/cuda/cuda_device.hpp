@@ -19,6 +19,7 @@
 #include "engine/codegen/compile_cache.hpp"
 #include "engine/device/cuda/cuda_driver.hpp"
 #include "engine/device/cuda/device_buffer.hpp"
+#include "engine/device/cuda/kernel_modules.hpp"
 #include "engine/device/cuda/launch_plan.hpp"
 #include "engine/device/cuda/nvml_clock.hpp"
 #include "engine/device/cuda/smem_plan.hpp"
@@ -46,19 +47,7 @@ class CudaDevice final : public Device {
   [[nodiscard]] std::uint32_t sm_count() const { return sm_count_; }
 
  private:
-  struct Kernel {
-    GeneratedKernel gen;
-    CompiledKernel bin;
-    CUmodule module = nullptr;
-    CUfunction fn = nullptr;
-    CUfunction fill = nullptr;  // the helper module's second kernel, dissect_fill_sequential_batch
-    std::uint32_t static_shared = 0;
-    int registers = 0;
-    // Attribute values last set on fn (apply_smem), and occupancies already asked for
-    // (threads, dynamic shared bytes, carveout): not asked of the driver again per group.
-    std::optional<int> max_dynamic_set, carveout_set;
-    std::map<std::tuple<std::uint32_t, std::uint32_t, int>, int> occupancy;
-  };
+  using Kernel = LoadedKernel;
 
   // Where a run's wall time goes (printed with DISSECT_CUDA_TIMING=1).
   struct Profile {
@@ -66,15 +55,6 @@ class CudaDevice final : public Device {
   };
 
   Kernel& kernel(const KernelParams& params, RunTimings& timings, RunSink* sink);
-  // Instantiates, compiles (cached; PTX and log read later, by report_kernel) and loads
-  // a kernel, and gets `fill_entry` too when given. Uses only members that do not
-  // change after the constructor, so prefetch() calls it on a worker thread.
-  [[nodiscard]] std::unique_ptr<Kernel> load_kernel(const KernelParams& params, const char* fill_entry = nullptr) const;
-  // Starts loading a kernel on a worker thread (unless it is loaded or being loaded).
-  void prefetch(const KernelParams& params, const char* fill_entry = nullptr);
-  // The kernel a prefetch of `key` loaded (waiting for it), else null: also when the
-  // prefetch failed, so that the caller loads it again and its error has a context.
-  std::unique_ptr<Kernel> take_prefetched(const std::string& key);
   // The helper kernels (scatter, fill_sequential_batch) that write arrays on the device.
   std::pair<CUfunction, CUfunction> helper_functions(RunTimings& timings);
   void report_kernel(Kernel& k, RunSink& sink);
@@ -111,9 +91,7 @@ class CudaDevice final : public Device {
   nlohmann::json description_;
   std::unique_ptr<NvmlClock> nvml_;
   double rated_clock_khz_ = 0;
-  CompileCache cache_;
-  TemplateLoader templates_;
-  std::map<std::string, std::unique_ptr<Kernel>> kernels_;  // by canonical params
+  std::unique_ptr<KernelModules> modules_;                   // made once the context exists
   std::set<std::string> reported_;                          // kernels reported to this run's sink
   std::vector<std::pair<Kernel*, RunSink*>> pending_reports_;  // built, not yet handed to the sink
   std::string pending_report_error_;                           // why handing one over failed
@@ -125,15 +103,11 @@ class CudaDevice final : public Device {
   std::uint64_t l2_bytes_ = 0;
   CUevent ev0_ = nullptr, ev1_ = nullptr;
   Profile prof_;
-  // Work the constructor starts on worker threads, so that it overlaps the rest of the
-  // device's opening (or, for prepare(), the opening of the bundle and the host
-  // preparation of a group) instead of preceding the first launch: the buffers every
-  // run needs (arrays_, tables_, results_), and kernels being
-  // looked up in the compile cache and loaded, by canonical params: the helper module
-  // (scatter.cuh), which nearly every run needs, and the first kernel of the upcoming
-  // points. kernel() takes those over. Declared last: destroyed (joined) first.
+  // The buffers every run needs (arrays_, tables_, results_), allocated on a worker
+  // thread while the rest of the device opens instead of before the first launch
+  // (kernels are prefetched likewise: the helper module and the upcoming points' kernel,
+  // KernelModules::prefetch). Declared last: destroyed (joined) first.
   std::future<void> buffers_reserved_;
-  std::map<std::string, std::future<std::unique_ptr<Kernel>>> prefetches_;
 };
 
 // The `cuda` device family for the registry: selectors that are all digits.
