@@ -25,7 +25,7 @@ run() {
   local out
   local t0 t1
   t0=$(date +%s%N)
-  out=$(DISSECT_CUDA_TIMING=1 XDG_CACHE_HOME=$cache "$BIN" run --no-analyze -q -o "$RUNS/$name" "$@" 2>&1)
+  out=$(XDG_CACHE_HOME=$cache "$BIN" run --timing 1 --no-analyze -q -o "$RUNS/$name" "$@" 2>&1)
   local rc=$?
   t1=$(date +%s%N)
   out="$out
@@ -64,7 +64,7 @@ def medians(run):
     f = glob.glob(os.path.join(sys.argv[2], run, "*", "points.csv"))
     return {r["point_id"]: float(r["lat_median"]) for r in csv.DictReader(open(f[0]))} if f else {}
 def breakdown(run):
-    # DISSECT_CUDA_TIMING=1 lines of the run (information only: the targets use wall and kernels).
+    # --timing 1 lines of the run (information only: the targets use wall and kernels).
     try:
         text = open(os.path.join(sys.argv[2], run + ".timing")).read()
     except OSError:

@@ -7,7 +7,7 @@
 #   bench/gpu_session.sh [-n N | --runs N] [--device D] [--cold] [PART...]
 # PART: tests | topology | bench | probes | summary, or all (the default: tests topology bench
 # summary; probes only when named). -n: topology runs (default 3; the first runs with an empty
-# compile cache, the others warm). --cold: every topology run compiles afresh (DISSECT_NO_CACHE=1).
+# compile cache, the others warm). --cold: every topology run compiles afresh (--no-cache).
 #
 # Binary: bench/find_dissect.sh (DISSECT_BIN, else .carry/dissect, build-gpu/dissect,
 # build/dissect; scripts/gpu_pack.sh fills .carry/ from a -DDISSECT_STATIC_DEPS=ON build). The GPU
@@ -82,11 +82,12 @@ if want topology; then
   # beside the new ones; the compile cache starts empty, so run 1 compiles every kernel.
   rm -rf "$T" "$WORK/topology" && mkdir -p "$T" "$WORK/topology"
   export XDG_CACHE_HOME=$WORK/topology/cache
-  ((COLD)) && export DISSECT_NO_CACHE=1
+  cold_flag=()
+  ((COLD)) && cold_flag=(--no-cache)
   for i in $(seq 1 "$RUNS"); do
     mkdir -p "$T/run$i"
     t0=$(date +%s%N)
-    "$BIN" topology --device "$DEVICE" --out "$WORK/topology/run$i" --quiet \
+    "$BIN" topology --device "$DEVICE" --out "$WORK/topology/run$i" --quiet "${cold_flag[@]}" \
       > "$T/run$i/table.txt" 2> "$T/run$i/stderr.txt"
     rc=$?
     ms=$((($(date +%s%N) - t0) / 1000000))
@@ -94,7 +95,7 @@ if want topology; then
     echo "run $i: exit $rc, process wall $ms ms (topology + report)" >> "$T/walls.txt"
     cp "$WORK/topology/run$i/topology.json" "$T/run$i/" 2> /dev/null
   done
-  unset XDG_CACHE_HOME DISSECT_NO_CACHE
+  unset XDG_CACHE_HOME
   [ -d "$WORK/topology/run1" ] && tar czf "$T/run1_bundles.tgz" -C "$WORK/topology" \
     --exclude=trace.csv --exclude=trace.csv.gz --exclude='*.cu' --exclude='*.cuh' --exclude='*.ptx*' \
     --exclude='*.sass*' --exclude=report run1

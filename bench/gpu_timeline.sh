@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Where a short per-SM sweep's fixed host cost goes on the GPU machine: runs the 128-point
-# benchmark sweeps (bench/gpu/sweep128_*.yaml, warm compile cache) with DISSECT_CUDA_TIMING=2
+# benchmark sweeps (bench/gpu/sweep128_*.yaml, warm compile cache) with --timing 2
 # and prints each run's host timeline (engine/core/timeline.hpp), under the module-loading
 # modes of the driver named in MODES (CUDA_MODULE_LOADING; default LAZY, the driver's own
 # default; EAGER loaded the sweep's module no faster on the H100).
@@ -20,7 +20,7 @@ for mode in ${MODES:-LAZY}; do
   for sweep in stride size; do
     for r in $(seq 1 "$REPS"); do
       echo "== $sweep per-SM, CUDA_MODULE_LOADING=$mode, run $r"
-      CUDA_MODULE_LOADING=$mode DISSECT_CUDA_TIMING=2 "$BIN" run --no-analyze -q -o "$RUNS/$mode" \
+      CUDA_MODULE_LOADING=$mode "$BIN" run --timing 2 --no-analyze -q -o "$RUNS/$mode" \
         "$ROOT/bench/gpu/sweep128_$sweep.yaml" 2>&1 | grep -v '^/'
     done
   done

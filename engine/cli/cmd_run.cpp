@@ -63,6 +63,7 @@ int cmd_run(const Args& args, const std::vector<std::string>& full_argv) {
       "arch", po::value(&arch_text),
       "with --dry-run: architecture of the printed kernels, e.g. sm_80 (default: the GPU's, else sm_90)")(
       "quiet,q", "no progress on stderr");
+  add_run_setting_options(opts);
   po::options_description hidden;
   hidden.add_options()("spec", po::value(&specs)->composing());
   po::positional_options_description pos;
@@ -71,6 +72,7 @@ int cmd_run(const Args& args, const std::vector<std::string>& full_argv) {
   all.add(opts).add(hidden);
   po::variables_map vm;
   if (const auto done = parse_options("run", args, opts, vm, &all, &pos)) return *done;
+  if (const auto bad = apply_run_setting_options("run", vm)) return *bad;
   if (specs.empty()) {
     std::cerr << "dissect run: name at least one spec file\n" << opts << "\n";
     return kExitInvalid;

@@ -49,8 +49,10 @@ int cmd_topology(const Args& args, const std::vector<std::string>& full_argv) {
       "only", po::value(&only)->composing(), "run only this step (repeatable; see topology.json's experiment ids)")(
       "no-report", "write no report (topology.json and bundles only)")(
       "quiet,q", "no progress on stderr");
+  add_run_setting_options(opts);
   po::variables_map vm;
   if (const auto done = parse_options("topology", args, opts, vm)) return *done;
+  if (const auto bad = apply_run_setting_options("topology", vm)) return *bad;
   background::warm_up();  // the bundles' worker thread starts while the device opens
   std::unique_ptr<Device> device;
   std::string note;

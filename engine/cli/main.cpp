@@ -41,10 +41,11 @@ Environment:
   DISSECT_TEMPLATES, DISSECT_SPECS
                          kernel templates and spec library (default: next to the binary)
   XDG_CACHE_HOME         the compile cache is under $XDG_CACHE_HOME/dissect (else ~/.cache/dissect);
-                         DISSECT_NO_CACHE=1 compiles every kernel afresh
+                         DISSECT_NO_CACHE=1: as --no-cache of run and topology
   DISSECT_GNUPLOT, DISSECT_CUOBJDUMP
                          gnuplot for plots, cuobjdump for the SASS kept in bundles
-  DISSECT_CUDA_TIMING    1: where each GPU run's wall time went; 2: a timeline of its host steps
+  DISSECT_CUDA_TIMING    as --timing of run and topology (1: where each GPU run's wall
+                         time went; 2: a timeline of its host steps)
 
 Specs are YAML files; docs/spec-reference.md describes the language.
 )";

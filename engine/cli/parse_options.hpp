@@ -18,4 +18,12 @@ std::optional<int> parse_options(const char* verb, const Args& args,
                                  const boost::program_options::options_description* all = nullptr,
                                  const boost::program_options::positional_options_description* positional = nullptr);
 
+// The options that set process-wide switches of a measuring verb (`run`, `topology`):
+// --timing N (0, 1: where each GPU run's wall time went, 2: a timeline of its host
+// steps) and --no-cache (compile every kernel afresh). add_... adds them to `opts`;
+// apply_... sets them from `vm` (after parse_options), or returns the exit status
+// of an invalid value.
+void add_run_setting_options(boost::program_options::options_description& opts);
+std::optional<int> apply_run_setting_options(const char* verb, const boost::program_options::variables_map& vm);
+
 }  // namespace dissect::cli

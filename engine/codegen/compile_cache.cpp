@@ -10,6 +10,7 @@
 #include "engine/codegen/content_hash.hpp"
 #include "engine/core/files.hpp"
 #include "engine/core/paths.hpp"
+#include "engine/core/settings.hpp"
 
 namespace dissect {
 namespace fs = std::filesystem;
@@ -27,7 +28,7 @@ std::optional<std::string> read_if_exists(const fs::path& p) {
 }  // namespace
 
 CompileCache::CompileCache(std::string dir) : dir_(dir.empty() ? (fs::path(cache_dir()) / "kernels").string() : dir) {
-  if (const char* v = std::getenv("DISSECT_NO_CACHE"); v != nullptr && std::string(v) == "1") enabled_ = false;
+  enabled_ = settings::compile_cache_enabled();
 }
 
 std::string CompileCache::key(const std::string& source, int arch, bool cubin) {

@@ -15,7 +15,7 @@ namespace dissect {
 
 class CompileCache {
  public:
-  // `dir` empty: cache_dir() + "/kernels". DISSECT_NO_CACHE=1 disables the cache.
+  // `dir` empty: cache_dir() + "/kernels". --no-cache (settings::compile_cache_enabled) disables it.
   explicit CompileCache(std::string dir = "");
   [[nodiscard]] static std::string key(const std::string& source, int arch, bool cubin);
   // `with_text` false: the PTX and the log stay unread (text_pending), which a run only

@@ -1,8 +1,8 @@
 #pragma once
-// Wall-clock helpers for the timing breakdowns of runs (DISSECT_CUDA_TIMING=1).
+// Wall-clock helpers for the timing breakdowns of runs (--timing 1).
 #include <chrono>
-#include <cstdlib>
-#include <string>
+
+#include "engine/core/settings.hpp"
 
 namespace dissect {
 
@@ -10,10 +10,7 @@ inline double ms_since(std::chrono::steady_clock::time_point t) {
   return std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t).count();
 }
 
-// DISSECT_CUDA_TIMING=1: the runner and the CUDA device print where a run's wall time goes.
-inline bool timing_report_wanted() {
-  const char* v = std::getenv("DISSECT_CUDA_TIMING");
-  return v != nullptr && std::string(v) == "1";
-}
+// --timing 1: the runner and the CUDA device print where a run's wall time goes.
+inline bool timing_report_wanted() { return settings::timing_level() == 1; }
 
 }  // namespace dissect

@@ -1,5 +1,7 @@
 #include "engine/core/timeline.hpp"
 
+#include "engine/core/settings.hpp"
+
 #include <atomic>
 #include <chrono>
 #include <cstdlib>
@@ -22,19 +24,12 @@ const std::chrono::steady_clock::time_point g_origin = std::chrono::steady_clock
 std::mutex g_mutex;
 std::vector<Mark> g_marks;
 
-std::atomic<bool>& switched_on() {
-  static std::atomic<bool> on = [] {
-    const char* v = std::getenv("DISSECT_CUDA_TIMING");
-    return v != nullptr && std::string(v) == "2";
-  }();
-  return on;
-}
 
 }  // namespace
 
-bool enabled() { return switched_on().load(std::memory_order_relaxed); }
+bool enabled() { return settings::timing_level() == 2; }
 
-void enable(bool on) { switched_on().store(on); }
+void enable(bool on) { settings::set_timing_level(on ? 2 : 0); }
 
 void mark(std::string_view what) {
   if (!enabled()) return;

@@ -1,15 +1,15 @@
 #pragma once
-// DISSECT_CUDA_TIMING=2: a timeline of one run's host steps, for finding what is on the
-// critical path of a short sweep (the per-part sums of DISSECT_CUDA_TIMING=1 cannot tell
+// --timing 2: a timeline of one run's host steps, for finding what is on the
+// critical path of a short sweep (the per-part sums of --timing 1 cannot tell
 // a wait from work done meanwhile on another thread). Marks are cheap no-ops otherwise.
 #include <cstdio>
 #include <string_view>
 
 namespace dissect::timeline {
 
-// Whether DISSECT_CUDA_TIMING=2 is set (read once), or enable() said so.
+// Whether the timing level is 2 (--timing 2, DISSECT_CUDA_TIMING=2, or enable()).
 bool enabled();
-// Turns marking on or off whatever the environment says (tests).
+// Turns marking on (timing level 2) or off (level 0) whatever the environment says.
 void enable(bool on);
 
 // Records `what` (a string literal or a string that outlives the run) with the time since

@@ -80,14 +80,6 @@ class Device {
   // bundle): a device may start preparing them meanwhile (the CUDA device loads the
   // first point's kernel on a worker thread). Never throws; the run reports errors.
   virtual void prepare(std::span<const Point> points) noexcept { (void)points; }
-  // Kernel sources a dry run would compile (empty for devices without codegen).
-  // Superseded by DeviceFactory::preview (a dry run opens no device); kept only while
-  // the CUDA device still overrides it.
-  [[nodiscard]] virtual std::vector<KernelArtifact> preview_kernels(const Spec& spec,
-                                                                    std::span<const Point> points) const {
-    (void)spec, (void)points;
-    return {};
-  }
 };
 
 // One family of devices, selected by the prefix of --device.

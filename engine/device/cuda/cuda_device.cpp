@@ -153,7 +153,7 @@ CudaDevice::CudaDevice(int ordinal, std::span<const Point> upcoming) : drv_(Cuda
   d["driver_version"] = std::to_string(driver / 1000) + "." + std::to_string(driver % 1000 / 10);
   d["nvrtc_version"] = NvrtcCompiler::version();
   d["nvml"] = nvml_->available() ? std::string("yes") : "no: " + nvml_->why_unavailable();
-  d["compile_cache"] = modules_->cache().enabled() ? modules_->cache().dir() : std::string("disabled (DISSECT_NO_CACHE=1)");
+  d["compile_cache"] = modules_->cache().enabled() ? modules_->cache().dir() : std::string("disabled (--no-cache)");
   d["disassembler"] = find_disassembler();
   if (!NvrtcCompiler::supports(arch()))
     throw RunError(std::string(name) + " is sm_" + std::to_string(arch()) + ", which NVRTC " +
@@ -209,11 +209,6 @@ CudaDevice::Kernel& CudaDevice::kernel(const KernelParams& params, RunTimings& t
 
 void CudaDevice::report_kernel(Kernel& k, RunSink& sink) {
   sink.kernel_built(kernel_artifact(k.gen, k.bin, modules_->cache(), arch(), k.registers, k.static_shared));
-}
-
-std::vector<KernelArtifact> CudaDevice::preview_kernels(const Spec& spec, std::span<const Point> points) const {
-  (void)spec;
-  return cuda_preview_kernels(points, arch());
 }
 
 // ---------------------------------------------------------------------------

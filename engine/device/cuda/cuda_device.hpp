@@ -41,8 +41,6 @@ class CudaDevice final : public Device {
   [[nodiscard]] std::string selector() const override { return std::to_string(ordinal_); }
   RunTimings run(const RunRequest& request, RunSink& sink) override;
   void prepare(std::span<const Point> points) noexcept override;
-  [[nodiscard]] std::vector<KernelArtifact> preview_kernels(const Spec& spec,
-                                                            std::span<const Point> points) const override;
   [[nodiscard]] int arch() const { return cc_major_ * 10 + cc_minor_; }
   [[nodiscard]] std::uint32_t sm_count() const { return sm_count_; }
 

@@ -1,4 +1,4 @@
-// The host timeline of DISSECT_CUDA_TIMING=2: marks in order, with their threads; nothing when off.
+// The host timeline of --timing 2: marks in order, with their threads; nothing when off.
 #include <doctest/doctest.h>
 
 #include <cstdio>
