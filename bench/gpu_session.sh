@@ -22,8 +22,8 @@
 #
 # Under $OUT: nvidia-smi.txt; tests.txt; topology/run<i>/{topology.json,table.txt,stderr.txt},
 # topology/walls.txt, topology/run1_bundles.tgz (run 1's step bundles without traces, report,
-# kernel sources, PTX and SASS); bench.md, bench_table.txt; probes/<name>.txt, probes.tgz (the
-# probes' bundles, traces gzipped, without kernel sources, PTX and SASS); summary.txt (what is
+# kernel sources, PTX and SASS); bench.md, bench_table.txt; probes.tgz.part-* (the probes'
+# bundles, traces gzipped, without kernel sources, PTX and SASS, and logs/<name>.txt); summary.txt (what is
 # printed last: GPU test counts, the benchmark's target table, one row per topology run).
 set -uo pipefail
 
@@ -108,19 +108,21 @@ if want bench; then
 fi
 
 if want probes; then
-  rm -rf "$WORK/probes" "$OUT/probes" && mkdir -p "$WORK/probes" "$OUT/probes"
+  rm -rf "$WORK/probes" "$OUT"/probes* && mkdir -p "$WORK/probes/logs"
   export XDG_CACHE_HOME=$WORK/probes-cache
   for p in ${PROBES:-paths_fine l1_latency l1_size_max_l1 l1_size_default l2_latency dram_latency phases_sharing l1_sets_chain}; do
     spec=$p
     [[ $p == */* || $p == *.yaml ]] || spec=$ROOT/bench/gpu/$p.yaml
     [[ $spec == /* ]] || spec=$ROOT/$spec
     name=$(basename "$spec" .yaml)
-    "$BIN" run --device "$DEVICE" -q -o "$WORK/probes" "$spec" > "$OUT/probes/$name.txt" 2>&1 || status=1
+    "$BIN" run --device "$DEVICE" -q -o "$WORK/probes" "$spec" > "$WORK/probes/logs/$name.txt" 2>&1 || status=1
   done
   unset XDG_CACHE_HOME
   for t in "$WORK"/probes/*/trace.csv; do [ -f "$t" ] && gzip -f "$t"; done
-  tar czf "$OUT/probes.tgz" -C "$WORK/probes" --exclude='*.cu' --exclude='*.cuh' --exclude='*.ptx*' \
-    --exclude='*.sass*' . 2> /dev/null
+  # At most 16 MiB a file comes back from the device machine: the archive in 15 MiB parts
+  # (cat probes.tgz.part-* | tar xz).
+  tar czf - -C "$WORK/probes" --exclude='*.cu' --exclude='*.cuh' --exclude='*.ptx*' --exclude='*.sass*' . \
+    2> /dev/null | split -b 15M - "$OUT/probes.tgz.part-"
 fi
 
 if want summary; then
@@ -134,9 +136,9 @@ if want summary; then
       echo "== bench/gpu_bench.sh"
       sed -n '/^| measurement/,$p' "$OUT/bench.md"
     fi
-    if [ -d "$OUT/probes" ]; then
+    if [ -d "$WORK/probes/logs" ] && want probes; then
       echo "== probes"
-      for f in "$OUT"/probes/*.txt; do echo "$(basename "$f" .txt): $(grep -m1 -E 'complete|failed|error' "$f")"; done
+      for f in "$WORK"/probes/logs/*.txt; do echo "$(basename "$f" .txt): $(grep -m1 -E 'complete|failed|error' "$f")"; done
     fi
     if [ -f "$OUT/topology/walls.txt" ]; then
       echo "== dissect topology --device $DEVICE"

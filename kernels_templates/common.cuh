@@ -51,6 +51,11 @@ struct dissect_array_ref {
 // Timer-overhead samples each timed thread writes (dissect_timer_overhead).
 #define DISSECT_OVERHEAD_REPS 32
 
+// timing.mode on_chip keeps each latency as one byte: in units of this many cycles,
+// up to 255 units (dissect_on_chip_chase).
+#define DISSECT_ON_CHIP_UNIT 2
+#define DISSECT_ON_CHIP_MAX 255
+
 #ifndef DISSECT_ABI_ONLY
 
 #if DISSECT_ELEM_U64
@@ -234,6 +239,45 @@ __device__ __forceinline__ dissect_elem dissect_timed_chase(const dissect_array_
     }
   }
   return j;
+}
+
+// On-chip fine-grained chase (timing.mode on_chip): every access timed as in
+// dissect_timed_chase, but each latency is kept as one byte in shared memory (in
+// units of DISSECT_ON_CHIP_UNIT cycles, saturating at DISSECT_ON_CHIP_MAX units) and nothing is
+// stored to global memory until the timed window is over: a per-access chase whose
+// sample flushes would evict lines of the L1 under test (they do on Hopper) measures
+// that L1 undisturbed. Returns the index reached.
+template <int PATH>
+__device__ __forceinline__ dissect_elem dissect_on_chip_chase(const dissect_array_ref& a, dissect_elem j,
+                                                              dissect_u64 count, dissect_u32 s_lat8,
+                                                              dissect_u32 s_scratch) {
+  for (dissect_u32 i = 0; i < static_cast<dissect_u32>(count); ++i) {
+    const dissect_time t0 = dissect_clock();
+    const dissect_elem v = dissect_load<PATH>(a, j);
+    dissect_st_shared_u32(s_scratch, static_cast<dissect_u32>(v));  // the dependent store
+    const dissect_time t1 = dissect_clock();
+    dissect_u32 d = (static_cast<dissect_u32>(t1 - t0) + DISSECT_ON_CHIP_UNIT / 2) / DISSECT_ON_CHIP_UNIT;
+    d = d > DISSECT_ON_CHIP_MAX ? DISSECT_ON_CHIP_MAX : d;
+    asm volatile("st.shared.u8 [%0], %1;" ::"r"(s_lat8 + i), "r"(d) : "memory");
+    j = v;
+  }
+  return j;
+}
+
+// After an on-chip chase: the latencies to global memory (in cycles), and the
+// indices it visited, found by walking the chase again from `j0` (the chase is
+// deterministic; this walk comes after the timed window and disturbs nothing timed).
+template <int PATH>
+__device__ __forceinline__ void dissect_on_chip_flush(const dissect_array_ref& a, dissect_elem j0, dissect_u64 count,
+                                                      dissect_u32 s_lat8, dissect_u32* lat_out, dissect_u32* idx_out) {
+  dissect_elem j = j0;
+  for (dissect_u32 i = 0; i < static_cast<dissect_u32>(count); ++i) {
+    dissect_u32 d;
+    asm volatile("ld.shared.u8 %0, [%1];" : "=r"(d) : "r"(s_lat8 + i) : "memory");
+    dissect_st_global_cg_u32(lat_out + i, d * DISSECT_ON_CHIP_UNIT);
+    j = dissect_load<PATH>(a, j);
+    dissect_st_global_cg_u32(idx_out + i, static_cast<dissect_u32>(j));
+  }
 }
 
 // Untimed passes: the same load instruction, results chained so that nothing

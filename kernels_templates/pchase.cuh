@@ -4,11 +4,17 @@
 // Compile-time parameters (besides those of common.cuh):
 //   DISSECT_PATH   the load path (DISSECT_P_*)
 //   DISSECT_CHAIN  0: every access timed (per_access), 1: one time per chain
+//   DISSECT_ON_CHIP 1 (with DISSECT_CHAIN 0): every access timed, and the samples stay
+//                  on the SM until the timed window ends (timing.mode on_chip)
 //
 // One block runs one sweep point: blocks of one launch run different points,
 // one per SM (the host makes a second block per SM impossible through its
 // shared-memory request and checks %smid afterwards).
 #include "common.cuh"
+
+#ifndef DISSECT_ON_CHIP
+#define DISSECT_ON_CHIP 0
+#endif
 
 // One sweep point (its parameter-table entry).
 struct dissect_pchase_point {
@@ -18,7 +24,7 @@ struct dissect_pchase_point {
   dissect_u64 out_base;   // per_access: chaser c writes samples at out_base + c * iters; chain: out_base + c
   dissect_u32 first_chaser;  // into the chaser table
   dissect_u32 n_chasers;
-  dissect_u32 chunk;         // shared-memory sample entries per chaser
+  dissect_u32 chunk;         // shared-memory sample entries per chaser (on_chip: bytes, = iters)
   dissect_u32 shared_at;     // shared path: byte offset of the array copy in dynamic shared memory
 };
 
@@ -60,6 +66,15 @@ extern "C" __global__ void dissect_pchase(const dissect_pchase_point* __restrict
   for (dissect_u64 k = 0; k < pt.iters; ++k) j = dissect_load<DISSECT_PATH>(a, j);
   const dissect_time t1 = dissect_clock();
   chain_out[pt.out_base + cu] = static_cast<dissect_u64>(static_cast<dissect_time>(t1 - t0));
+#elif DISSECT_ON_CHIP
+  // Shared memory: one scratch word per chaser (the dependent store), then `chunk` bytes
+  // of samples per chaser. Nothing leaves the SM before the last timed access.
+  const dissect_u32 s_scratch = s_base + 4u * cu;
+  const dissect_u32 s_lat8 = s_base + ((4u * pt.n_chasers + 15u) & ~15u) + pt.chunk * cu;
+  const dissect_elem j0 = j;
+  j = dissect_on_chip_chase<DISSECT_PATH>(a, j, pt.iters, s_lat8, s_scratch);
+  dissect_on_chip_flush<DISSECT_PATH>(a, j0, pt.iters, s_lat8, lat_out + pt.out_base + cu * pt.iters,
+                                      idx_out + pt.out_base + cu * pt.iters);
 #else
   j = dissect_timed_chase<DISSECT_PATH>(a, j, pt.iters, pt.chunk, s_lat, s_idx,
                                         lat_out + pt.out_base + cu * pt.iters,
@@ -67,7 +82,12 @@ extern "C" __global__ void dissect_pchase(const dissect_pchase_point* __restrict
 #endif
   // The final index leaves the kernel: nothing above is dead code.
   final_out[pt.first_chaser + cu] = static_cast<dissect_u64>(j);
-  dissect_timer_overhead<DISSECT_PATH>(a, j, s_lat, rt_zero,
+#if DISSECT_ON_CHIP
+  const dissect_u32 s_ovh = s_base + 4u * cu;  // the chaser's scratch word
+#else
+  const dissect_u32 s_ovh = s_lat;
+#endif
+  dissect_timer_overhead<DISSECT_PATH>(a, j, s_ovh, rt_zero,
                                        ovh_out + (pt.first_chaser + cu) * DISSECT_OVERHEAD_REPS);
   (void)chain_out, (void)lat_out, (void)idx_out;
 }

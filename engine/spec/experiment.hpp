@@ -22,7 +22,10 @@ enum class Pattern {
   page_strided,  // one access per page: page j at offset (j * s) mod page
   page_random,   // one access per page: page j at a random multiple of s inside it (array.seed)
 };
-enum class TimingMode { per_access, chain };
+// per_access: every access timed, samples flushed to global memory in chunks; chain:
+// one time per chain of `iterations` loads; on_chip: every access timed, samples kept
+// on the SM (one byte each) until the timed window ends.
+enum class TimingMode { per_access, chain, on_chip };
 enum class ClockSource { clock, clock64 };
 // Which kind of kernel runs the experiment. What one Sample of each kind is and the spec
 // rules of each kind: engine/spec/kernel_kinds.cpp (one row per kind); how each kind

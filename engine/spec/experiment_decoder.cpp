@@ -177,7 +177,8 @@ const std::vector<std::pair<std::string, Pattern>> kPatterns{{"sequential", Patt
                                                              {"page_strided", Pattern::page_strided},
                                                              {"page_random", Pattern::page_random}};
 const std::vector<std::pair<std::string, TimingMode>> kModes{{"per_access", TimingMode::per_access},
-                                                             {"chain", TimingMode::chain}};
+                                                             {"chain", TimingMode::chain},
+                                                             {"on_chip", TimingMode::on_chip}};
 const std::vector<std::pair<std::string, ClockSource>> kClocks{{"clock", ClockSource::clock},
                                                                {"clock64", ClockSource::clock64}};
 // Kernel names, from the table of kinds (engine/spec/kernel_kinds.hpp).
@@ -582,8 +583,8 @@ Experiment decode_experiment(const SpecNode& root, Diagnostics& d) {
                                          (*kind.only_path == LoadPath::shared ? std::string("shared memory")
                                                                               : "path " + std::string(to_string(*kind.only_path))) +
                                          "; path must be " + to_string(*kind.only_path) + " (is " + to_string(e.path) + ")");
-  if (e.timing.mode == TimingMode::chain && !kind.chain_timing)
-    d.error(loc_of(timing.get("mode")), "timing.mode chain only applies to kernel " +
+  if (e.timing.mode != TimingMode::per_access && !kind.chain_timing)
+    d.error(loc_of(timing.get("mode")), std::string("timing.mode ") + to_string(e.timing.mode) + " only applies to kernel " +
                                             kernel_kind_names(&KernelKindInfo::chain_timing) + " (kernel is " +
                                             kernel_name + ")");
   if (e.layout.threads == 1 && layout.get("chasers") == nullptr) e.layout.chasers = {0};
@@ -591,7 +592,13 @@ Experiment decode_experiment(const SpecNode& root, Diagnostics& d) {
     if (t >= e.layout.threads && layout.get("chasers") == nullptr)
       d.error(loc_of(layout.get("threads")), "layout.threads is smaller than the chasing threads");
 
-  if (e.discard > 0 && e.timing.mode == TimingMode::per_access &&
+  if (e.timing.mode == TimingMode::on_chip &&
+      e.iterations * e.layout.chasers.size() > kSharedMemoryBytes)
+    d.error(loc_of(top.get("iterations")),
+            "iterations: timing.mode on_chip keeps one byte per timed access of every chasing thread in shared "
+            "memory: " + std::to_string(e.iterations) + " x " + std::to_string(e.layout.chasers.size()) +
+                " B exceeds any GPU's shared memory per block (at most 256 KiB)");
+  if (e.discard > 0 && e.timing.mode != TimingMode::chain &&
       static_cast<std::uint64_t>(e.discard) * e.accesses_per_pass() >= e.iterations)
     d.error(loc_of(top.get("discard")),
             "discard: " + std::to_string(e.discard) + " pass(es) of " + std::to_string(e.accesses_per_pass()) +

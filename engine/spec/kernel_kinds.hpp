@@ -24,7 +24,7 @@ struct KernelKindInfo {
   bool named_arrays = false;                // `arrays:` + `phases:` instead of `array:`
   bool warp_access = false;                 // lanes of a warp read at lane * stride
   std::optional<LoadPath> only_path;        // the one path the kind reads (also its default)
-  bool chain_timing = false;                // timing.mode chain is allowed
+  bool chain_timing = false;                // timing.mode chain (and on_chip) is allowed
   // How samples_per_point comes about, for an error message ("" when it is plain).
   std::string (*samples_formula)(const Experiment& e) = nullptr;
 };

@@ -24,6 +24,7 @@ class PchaseLaunch final : public CudaLaunch {
   PchaseLaunch(std::span<const Experiment* const> pts, const CudaLimits& limits) : CudaLaunch(pts) {
     const Experiment& e0 = *points.front();
     chain_ = e0.timing.mode == TimingMode::chain;
+    on_chip_ = e0.timing.mode == TimingMode::on_chip;
     std::uint32_t needed = 8;
     for (const Experiment* ep : points) {
       const Experiment& e = *ep;
@@ -39,14 +40,25 @@ class PchaseLaunch final : public CudaLaunch {
       const std::uint64_t pass_length = a.image.pass_length;
       arrays.push_back(std::move(a));
       for (auto s : start_bytes) m.starts.push_back(s / e.elem_bytes());
-      m.chunk = chain_ ? 1u
-                       : static_cast<std::uint32_t>(std::clamp<std::uint64_t>(
-                             std::min<std::uint64_t>(kSampleBufferBytes / (8u * m.nch), e.iterations), 1, 1u << 16));
-      const auto shared_at = static_cast<std::uint32_t>(round_up(8ull * m.chunk * m.nch, 16));
+      // on_chip: every sample of the timed window stays in shared memory (one byte each,
+      // after a scratch word per chaser); otherwise `chunk` 8-byte entries per chaser.
+      std::uint64_t sample_bytes = 0;
+      if (on_chip_) {
+        m.chunk = static_cast<std::uint32_t>(std::max<std::uint64_t>(e.iterations, 1));
+        sample_bytes = round_up(4ull * m.nch, 16) + std::uint64_t{m.chunk} * m.nch;
+      } else {
+        m.chunk = chain_ ? 1u
+                         : static_cast<std::uint32_t>(std::clamp<std::uint64_t>(
+                               std::min<std::uint64_t>(kSampleBufferBytes / (8u * m.nch), e.iterations), 1, 1u << 16));
+        sample_bytes = 8ull * m.chunk * m.nch;
+      }
+      const auto shared_at = static_cast<std::uint32_t>(round_up(sample_bytes, 16));
       std::uint64_t need = shared_at;
       if (e.path == LoadPath::shared) need += e.array.size_bytes;
       if (need > limits.max_shared_per_block)
         throw RunError("the point needs " + std::to_string(need) + " B of shared memory per block (samples" +
+                       std::string(on_chip_ ? ", one byte per timed access of every chaser (timing.mode on_chip)"
+                                            : "") +
                        std::string(e.path == LoadPath::shared ? " + the shared array" : "") +
                        "); the device allows " + std::to_string(limits.max_shared_per_block) + " B");
       needed = std::max(needed, static_cast<std::uint32_t>(need));
@@ -102,6 +114,8 @@ class PchaseLaunch final : public CudaLaunch {
   void start_point(std::size_t point, PointTrace& trace, std::uint32_t repeats) const override {
     const Meta& m = metas_[point];
     trace.params["sample_chunk"] = std::to_string(m.chunk);
+    if (on_chip_)
+      trace.params["on_chip_unit_cycles"] = std::to_string(DISSECT_ON_CHIP_UNIT);  // latencies saturate at 255 units
     const std::uint64_t chasers_of_point = std::uint64_t{m.blocks} * m.nch;
     trace.samples.reserve(chasers_of_point * repeats * (chain_ ? 1 : points[point]->iterations));
   }
@@ -166,6 +180,7 @@ class PchaseLaunch final : public CudaLaunch {
     std::vector<std::uint64_t> starts;  // element index per chaser of the point
   };
   bool chain_ = false;
+  bool on_chip_ = false;
   std::vector<Meta> metas_;
   std::vector<dissect_pchase_point> entries_;
   std::vector<dissect_chaser> chasers_;
@@ -185,6 +200,7 @@ class PchaseFamily final : public KernelFamily {
               to_string(e.timing.mode) + "-" + to_string(e.timing.clock);
     p.defines = {{"DISSECT_PATH", std::to_string(path_code(e.path))},
                  {"DISSECT_CHAIN", e.timing.mode == TimingMode::chain ? "1" : "0"},
+                 {"DISSECT_ON_CHIP", e.timing.mode == TimingMode::on_chip ? "1" : "0"},
                  element_define(e),
                  clock_define(e),
                  {"DISSECT_USES_CONST", e.path == LoadPath::constant ? "1" : "0"}};

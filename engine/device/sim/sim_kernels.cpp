@@ -16,6 +16,7 @@
 
 #include "engine/spec/point_params.hpp"
 #include "engine/device/chase_order.hpp"
+#include "engine/device/cuda/template_abi.hpp"  // DISSECT_ON_CHIP_UNIT, DISSECT_ON_CHIP_MAX
 #include "engine/device/kernel_family.hpp"
 #include "engine/device/sim/noise.hpp"
 
@@ -91,7 +92,15 @@ void run_pchase(Ctx& c) {
   const std::size_t g_count = nc * e.layout.blocks;
   const std::uint64_t base = c.prof.address_base;
   const bool chain = e.timing.mode == TimingMode::chain;
+  const bool on_chip = e.timing.mode == TimingMode::on_chip;
   const double overhead = c.prof.timer_overhead;
+  // A clock reading as the kernel records it: on_chip keeps whole units, saturating.
+  auto recorded = [on_chip](double lat) {
+    const double v = Ctx::cycles(lat);
+    if (!on_chip) return v;
+    const double units = std::min(std::floor(v / DISSECT_ON_CHIP_UNIT + 0.5), double{DISSECT_ON_CHIP_MAX});
+    return units * DISSECT_ON_CHIP_UNIT;
+  };
 
   struct Chaser {
     BoundPath bp;
@@ -162,7 +171,7 @@ void run_pchase(Ctx& c) {
         std::uint64_t off = 0;
         double lat = load_next(off) + overhead;
         if (noisy) lat += noise.sample();
-        const double v = Ctx::cycles(lat);
+        const double v = recorded(lat);
         x.cycles += v;
         samples.push_back(Sample{0, k, off, v, x.sm, 0});
       }
@@ -186,7 +195,7 @@ void run_pchase(Ctx& c) {
           chain_sum[g] += lat;
           ch[g].cycles += lat;
         } else {
-          const double v = Ctx::cycles(lat + overhead);
+          const double v = recorded(lat + overhead);
           ch[g].cycles += v;
           Sample& s = out[g * e.iterations + k];
           s.thread = static_cast<std::uint32_t>(g);

@@ -61,7 +61,7 @@ TEST_CASE("every load path x element type compiles to PTX with the requested loa
   for (const int arch : test_archs()) {
     for (const char* path : test::kAllPaths) {
       for (const char* elem : {"u32", "u64"}) {
-        for (const char* mode : {"per_access", "chain"}) {
+        for (const char* mode : {"per_access", "chain", "on_chip"}) {
           const Experiment e = test::pchase_experiment(path, elem, mode, arch == 90 ? "clock64" : "clock");
           const GeneratedKernel g = instantiate(kernel_params(e), loader());
           CAPTURE(g.name());
@@ -73,6 +73,8 @@ TEST_CASE("every load path x element type compiles to PTX with the requested loa
           CHECK(has(k.ptx, "%smid"));
           CHECK(has(k.ptx, arch == 90 ? "%clock64" : "%clock"));
           CHECK(has(k.ptx, "st.global"));  // the final index leaves the kernel
+          // on_chip keeps one byte per sample in shared memory during the timed window
+          CHECK(has(k.ptx, "st.shared.u8") == (std::string(mode) == "on_chip"));
         }
       }
     }

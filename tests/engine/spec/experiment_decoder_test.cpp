@@ -170,6 +170,12 @@ TEST_CASE("contradictory settings") {
             .find("kernel shared_stride reads shared memory; path must be shared") != std::string::npos);
   CHECK(errors_of("dissect: 1\nkernel: throughput\ntiming: {mode: chain}\narray: {size: 1 KiB}\n")
             .find("timing.mode chain only applies to kernel pchase") != std::string::npos);
+  CHECK(errors_of("dissect: 1\nkernel: throughput\ntiming: {mode: on_chip}\narray: {size: 1 KiB}\n")
+            .find("timing.mode on_chip only applies to kernel pchase") != std::string::npos);
+  CHECK(errors_of("dissect: 1\ntiming: {mode: on_chip}\narray: {size: 1 KiB}\niterations: 7000\n").empty());
+  CHECK(errors_of("dissect: 1\ntiming: {mode: on_chip}\narray: {size: 1 KiB}\niterations: 200000\n"
+                  "layout: {threads: 2, chasers: 2}\n")
+            .find("on_chip keeps one byte per timed access of every chasing thread") != std::string::npos);
   CHECK(errors_of("dissect: 1\narray: {size: 1 KiB}\nlayout: {threads: 4, chasers: [0, 7]}\n")
             .find("layout.chasers: thread 7 does not exist") != std::string::npos);
   CHECK(errors_of("dissect: 1\narray: {size: 1 KiB}\niterations: 256\ndiscard: 1\n")

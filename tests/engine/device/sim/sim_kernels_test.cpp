@@ -188,6 +188,26 @@ TEST_CASE("chain mode: one sample per chaser per repeat; per-access mode agrees 
   CHECK(two.samples[2].seq == 1);
 }
 
+TEST_CASE("on_chip mode: the per-access samples as the kernel keeps them (2-cycle units, saturating at 510)") {
+  auto dev = sim_device("fermi-gtx560ti");
+  // Fermi texture L1 stage 2-1: four misses then twelve hits, as in per-access mode.
+  const PointTrace fine = run_spec_point(dev, chase("tex", "3080 elements", "8 elements"));
+  const PointTrace on_chip = run_spec_point(dev, chase("tex", "3080 elements", "8 elements", "timing: {mode: on_chip}\n"));
+  REQUIRE(on_chip.samples.size() == fine.samples.size());
+  for (std::size_t i = 0; i < fine.samples.size(); ++i) {
+    CAPTURE(i);
+    CHECK(on_chip.samples[i].offset_bytes == fine.samples[i].offset_bytes);
+    const double want = std::min(2.0 * std::floor(fine.samples[i].latency / 2 + 0.5), 510.0);
+    CHECK(on_chip.samples[i].latency == want);
+  }
+  // A DRAM access of the C2070 (~580 cycles) saturates at 510.
+  auto c2070 = sim_device("tesla-c2070");
+  const PointTrace far = run_spec_point(c2070, chase("cg", "64 MiB", "1 MiB", "timing: {mode: on_chip}\nwarmup: 0\niterations: 16\n"));
+  double top = 0;
+  for (const auto& x : far.samples) top = std::max(top, x.latency);
+  CHECK(top == 510.0);
+}
+
 TEST_CASE("Fermi shared memory: latency over stride follows the bank conflict degree (seed 003 Fig. 5)") {
   auto dev = sim_device("fermi-gtx560ti");
   auto lat = [&](int stride_elements) {
