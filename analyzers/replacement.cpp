@@ -8,6 +8,7 @@
 // slots gives each way's share of the replacements (Mei's Fermi L1: 1/6, 1/2,
 // 1/6, 1/6).
 #include <algorithm>
+#include <cmath>
 #include <map>
 
 #include "analyzers/analyzer.hpp"
@@ -20,9 +21,63 @@
 namespace dissect {
 namespace {
 
+// Positions that are sometimes hit, sometimes miss, counted over the whole chase:
+// misclassification at rate p makes a position of n labelled rounds look mixed with
+// probability 1 - (1-p)^n - p^n; many more mixed positions than that predicts (a Poisson
+// upper tail) make the chase aperiodic even where no single position is significant
+// (a few different lines missing in each round, each only once).
+struct AggregateMixed {
+  std::size_t mixed = 0;
+  double expected = 0;
+  double p = 1;
+  [[nodiscard]] nlohmann::json to_json() const { return {{"mixed_positions", mixed}, {"expected_from_noise", expected}, {"p", p}}; }
+};
+
+AggregateMixed aggregate_mixed_test(const std::vector<stats::PositionStats>& positions, double noise) {
+  AggregateMixed a;
+  for (const auto& ps : positions) {
+    const auto n = static_cast<double>(ps.hits + ps.misses);
+    if (n < 2) continue;
+    a.expected += 1 - std::pow(1 - noise, n) - std::pow(noise, n);
+    if (ps.hits > 0 && ps.misses > 0) ++a.mixed;
+  }
+  const auto m = static_cast<double>(a.mixed);
+  if (m <= a.expected || m == 0) return a;
+  const double e = std::max(a.expected, 1e-300);
+  // Poisson tail bound: P(X >= m) <= pmf(m) / (1 - e / (m + 1)).
+  const double log_pmf = m * std::log(e) - e - std::lgamma(m + 1);
+  a.p = std::min(1.0, std::exp(log_pmf) / (1 - e / (m + 1)));
+  return a;
+}
+
+// How often the label of a sample (hit or miss) differs between two launches of a
+// point at the same round and position.
+struct LaunchAgreement {
+  std::uint64_t compared = 0, differing = 0;
+  void add(const stats::PassGrid& a, const stats::PassGrid& b) {
+    for (std::size_t i = 0; i < a.level.size(); ++i) {
+      const std::size_t round = i + a.dropped_passes;
+      if (round < b.dropped_passes || round - b.dropped_passes >= b.level.size()) continue;
+      const auto& pa = a.level[i];
+      const auto& pb = b.level[round - b.dropped_passes];
+      for (std::size_t j = 0; j < std::min(pa.size(), pb.size()); ++j) {
+        if (pa[j] < 0 || pb[j] < 0) continue;
+        ++compared;
+        differing += (pa[j] >= 1) != (pb[j] >= 1) ? 1 : 0;
+      }
+    }
+  }
+  // Per-sample misclassification rate: two labels differ with probability ~2p; an upper
+  // estimate ((d + 2) / (n + 4)) keeps a few thousand identical samples from claiming p = 0.
+  [[nodiscard]] double rate_bound() const {
+    return (static_cast<double>(differing) + 2) / (2 * (static_cast<double>(compared) + 4));
+  }
+};
+
 struct PointResult {
   const PointTrace* point = nullptr;
   stats::PeriodicityResult per;
+  AggregateMixed aggregate;
   std::vector<std::uint64_t> miss_sequence;  // positions of misses, in time order
   std::size_t missing = 0;                   // positions that really miss
   std::size_t positions = 0;
@@ -40,8 +95,10 @@ struct WayInference {
 // the slot of the line the next miss brings back.
 WayInference infer_ways(const std::vector<std::uint64_t>& seq, std::size_t lines) {
   WayInference w;
-  if (seq.size() < 3 || lines < 2) {
-    w.reason = "too few misses to follow the replacements";
+  // Each of the set's lines must be evicted several times for shares to mean anything.
+  if (seq.size() < 8 * lines || lines < 2) {
+    w.reason = std::to_string(seq.size()) + " misses for " + std::to_string(lines) +
+               " missing lines: too few to follow the replacements (at least 8 per line)";
     return w;
   }
   std::map<std::uint64_t, int> slot_of;  // line -> slot label (absent: not in map)
@@ -98,12 +155,22 @@ class ReplacementAnalyzer final : public Analyzer {
             {"alpha", "1e-3", "test level for a position that is sometimes hit, sometimes miss"}};
   }
   std::vector<Finding> analyze(const TraceSet& traces, const AnalyzerParams& params) const override {
-    const double noise = params.number("noise", 0.02);
+    const double noise_param = params.number("noise", 0.02);
     const double alpha = params.number("alpha", 1e-3);
     auto groups = stats::group_points(traces, "size_bytes", [](const PointTrace& p) {
       return p.param("kernel", "pchase") == "pchase" && p.stride_bytes() > 0;
     });
-    std::vector<PointResult> informative;
+    // Every launch of a point is a chasing stream of its own. The main one (the most
+    // samples) is tested; the others, compared with it pass by pass, measure how often a
+    // sample's label changes between launches: the misclassification rate, when the
+    // policy is deterministic (a random policy raises it, which only makes the test
+    // more cautious).
+    struct Candidate {
+      const PointTrace* point;
+      stats::PassGrid grid;
+    };
+    std::vector<Candidate> candidates;
+    LaunchAgreement agree;
     std::size_t examined = 0;
     for (const auto& g : groups) {
       std::vector<double> pool;
@@ -117,31 +184,46 @@ class ReplacementAnalyzer final : public Analyzer {
       int hit = stats::hit_level_of(model, stats::latencies(g.points.front()->measured_samples(), 20000));
       if (hit < 0) hit = 0;
       for (const auto* p : g.points) {
-        const auto chase = stats::main_chase(*p);
-        const auto grid = stats::make_grid(chase, model, hit, true);
+        auto chases = stats::chases_of(*p);
+        if (chases.empty()) continue;
+        std::size_t main = 0;
+        for (std::size_t i = 1; i < chases.size(); ++i)
+          if (chases[i].samples.size() > chases[main].samples.size()) main = i;
+        auto grid = stats::make_grid(chases[main], model, hit, true);
         if (grid.passes() < 2) continue;
         ++examined;
-        const auto pos = grid.positions();
-        PointResult r;
-        r.point = p;
-        r.per = stats::periodicity_test(pos, noise, alpha);
-        r.positions = r.per.positions;
-        const auto missing = stats::missing_positions(pos, noise / 2, alpha);
-        r.missing = missing.size();
-        // Informative: some positions really miss, and some do not always miss.
-        std::size_t always_miss = 0;
-        for (const auto& ps : pos)
-          if (ps.known() > 0 && ps.hits == 0) ++always_miss;
-        if (r.missing == 0 || always_miss == pos.size()) continue;
-        // The misses of the lines that really miss, in time order (a stray
-        // slow sample on another line is noise, not a replacement).
-        std::vector<bool> real(pos.size(), false);
-        for (auto j : missing) real[j] = true;
-        for (const auto& pass : grid.level)
-          for (std::size_t j = 0; j < pass.size(); ++j)
-            if (pass[j] >= 1 && real[j]) r.miss_sequence.push_back(j);
-        informative.push_back(std::move(r));
+        for (std::size_t i = 0; i < chases.size(); ++i)
+          if (i != main && chases[i].period == chases[main].period)
+            agree.add(grid, stats::make_grid(chases[i], model, hit, true));
+        candidates.push_back({p, std::move(grid)});
       }
+    }
+    // The measured rate replaces the tolerated one only where it is smaller.
+    const double noise = agree.compared > 0 ? std::min(noise_param, agree.rate_bound()) : noise_param;
+    std::vector<PointResult> informative;
+    for (const auto& cand : candidates) {
+      const auto& grid = cand.grid;
+      const auto pos = grid.positions();
+      PointResult r;
+      r.point = cand.point;
+      r.per = stats::periodicity_test(pos, noise, alpha);
+      r.positions = r.per.positions;
+      r.aggregate = aggregate_mixed_test(pos, noise);
+      const auto missing = stats::missing_positions(pos, noise / 2, alpha);
+      r.missing = missing.size();
+      // Informative: some positions really miss, and some do not always miss.
+      std::size_t always_miss = 0;
+      for (const auto& ps : pos)
+        if (ps.known() > 0 && ps.hits == 0) ++always_miss;
+      if (r.missing == 0 || always_miss == pos.size()) continue;
+      // The misses of the lines that really miss, in time order (a stray
+      // slow sample on another line is noise, not a replacement).
+      std::vector<bool> real(pos.size(), false);
+      for (auto j : missing) real[j] = true;
+      for (const auto& pass : grid.level)
+        for (std::size_t j = 0; j < pass.size(); ++j)
+          if (pass[j] >= 1 && real[j]) r.miss_sequence.push_back(j);
+      informative.push_back(std::move(r));
     }
     if (informative.empty())
       return {stats::undetermined(name(), "",
@@ -158,16 +240,31 @@ class ReplacementAnalyzer final : public Analyzer {
     std::size_t rounds = 0;
     for (const auto& r : informative) {
       nlohmann::json j = r.per.to_json();
+      j["aggregate"] = r.aggregate.to_json();
       j["point_id"] = r.point->point_id;
       j["size_bytes"] = r.point->size_bytes();
       j["stride_bytes"] = r.point->stride_bytes();
       pts.push_back(j);
-      if (!r.per.periodic()) ++aperiodic, min_p = std::min(min_p, r.per.min_p);
+      const bool aggregate_aperiodic = r.aggregate.p < alpha;
+      if (!r.per.periodic() || aggregate_aperiodic)
+        ++aperiodic, min_p = std::min({min_p, r.per.periodic() ? 1.0 : r.per.min_p, r.aggregate.p});
       rounds = std::max(rounds, r.per.rounds);
     }
     f.evidence["points"] = pts;
     f.evidence["test"] = "per position: binomial tail of the minority outcome at misclassification rate noise, "
-                         "Bonferroni over positions";
+                         "Bonferroni over positions; over all positions: Poisson tail of the count of mixed positions";
+    f.details["noise_rate"] = noise;
+    f.details["noise_source"] = agree.compared > 0 && agree.rate_bound() < noise_param
+                                    ? "measured: labels that differ between launches of a point"
+                                    : "the analyzer's noise parameter";
+    if (agree.compared > 0) {
+      f.details["launch_samples_compared"] = agree.compared;
+      f.details["launch_samples_differing"] = agree.differing;
+      // Identical launches: the misses are the policy's, decided by the access order
+      // alone (no random choice); the cache's state at the start of each launch is the
+      // same warm-up.
+      f.details["deterministic"] = agree.differing == 0;
+    }
     f.details["informative_points"] = informative.size();
     f.details["aperiodic_points"] = aperiodic;
     if (aperiodic > 0) {
@@ -175,6 +272,10 @@ class ReplacementAnalyzer final : public Analyzer {
       f.confidence = std::clamp(1 - min_p, 0.0, 1.0);
       f.summary = "non-LRU: " + std::to_string(aperiodic) + " of " + std::to_string(informative.size()) +
                   " informative points are aperiodic (positions both hit and miss across rounds)";
+      if (agree.compared > 0)
+        f.summary += agree.differing == 0 ? "; the same misses in every launch (deterministic)"
+                                          : "; launches differ at " + std::to_string(agree.differing) + " of " +
+                                                std::to_string(agree.compared) + " samples";
     } else {
       f.value = "lru";
       f.details["note"] = "periodic: consistent with LRU (FIFO is indistinguishable on a cyclic chase)";

@@ -117,40 +117,54 @@ class SetsAnalyzer final : public Analyzer {
     const bool equal = std::all_of(st.set_sizes.begin(), st.set_sizes.end(),
                                    [&](std::size_t s) { return s == st.set_sizes.front(); });
     const double ways = static_cast<double>(st.capacity_bytes) / (static_cast<double>(st.sets) * static_cast<double>(line));
+    // A geometry is whole or it is not one: unequal sets, equal sets of a fractional
+    // number of ways, or set sizes that do not add up to the capacity are a staircase
+    // the stage method does not explain (a policy other than LRU, a hashed index,
+    // noise) and name no sets.
+    std::string inconsistent;
+    if (!equal) {
+      const auto [smallest, largest] = std::minmax_element(st.set_sizes.begin(), st.set_sizes.end());
+      inconsistent = "its " + std::to_string(st.sets) + " steps hold unequal numbers of lines (" + std::to_string(*smallest) +
+                     " to " + std::to_string(*largest) + "), where the sets of a cache hold the same number of ways";
+    } else if (std::fabs(ways - std::round(ways)) > 0.02)
+      inconsistent = std::to_string(st.sets) + " equal sets would hold " + stats::fmt(ways) +
+                     " ways each (C / (sets x b)), not a whole number";
+    else if (std::fabs(static_cast<double>(sum_sizes) - lines_total) > 0.5)
+      inconsistent = "the set sizes add up to " + std::to_string(sum_sizes) + " lines, C / b is " + stats::fmt(lines_total);
+    if (!inconsistent.empty()) {
+      Finding u = stats::undetermined(
+          name(), "sets",
+          "the missed-line staircase is not a stage-method geometry: " + inconsistent +
+              " (an LRU cache with a modulo or bit-defined index adds whole sets of ways + 1 lines; a policy "
+              "other than LRU or a hashed index does not) [" + g.label() + "]");
+      u.details["staircase_sets"] = st.sets;
+      u.details["staircase_ways"] = ways;
+      u.details["size_bytes"] = st.capacity_bytes;
+      u.details["line_bytes"] = line;
+      u.evidence = ev;
+      return u;
+    }
     f.details["ways"] = ways == std::floor(ways) ? nlohmann::json(static_cast<std::uint64_t>(ways)) : nlohmann::json(ways);
     f.details["line_bytes"] = line;
     f.details["size_bytes"] = st.capacity_bytes;
     f.details["lines_per_block"] = st.lines_per_block;
-    f.details["bit_defined"] = st.complete ? nlohmann::json(st.bit_defined) : nlohmann::json(nullptr);
+    f.details["bit_defined"] = st.bit_defined;
     f.details["set_sizes"] = st.set_sizes;
     f.details["equal_sets"] = equal;
     f.details["steps_at_k"] = st.step_k;
     f.details["complete"] = st.complete;
     f.details["bit_match"] = st.bit_match;
     f.details["series"] = g.label();
-    // Confidence: the staircase reached "every access misses", its steps add up
-    // to the capacity in lines, and the sweep stepped one line at a time.
+    // Confidence (the staircase is complete and whole here): the sweep stepped one line
+    // at a time, the steps fit, few outliers.
     double conf = 1;
-    std::string caveat;
-    if (!st.complete) {
-      conf *= 0.3;
-      caveat = "the sweep ends before every line misses (" + std::to_string(st.never_missing) +
-               " lines at N = C never do): at least " + std::to_string(st.sets) + " sets";
-      f.details["reason"] = caveat;
-    }
-    if (std::fabs(static_cast<double>(sum_sizes) - lines_total) > 0.5) {
-      conf *= 0.6;
-      f.details["set_sizes_note"] = "set sizes add up to " + std::to_string(sum_sizes) + " lines, C / b is " +
-                                    stats::fmt(lines_total);
-    }
     if (!st.unit_steps) conf *= 0.7;
     conf *= std::clamp(1 - 5 * st.fit_errors, 0.2, 1.0);
     f.confidence = conf * (1 - std::min(0.5, model.outlier_share()));
     f.summary = std::to_string(st.sets) + " sets x " + stats::fmt(ways) + " ways of " + format_bytes(line) + " lines (C = " +
                 format_bytes(st.capacity_bytes) + ", " + std::to_string(st.lines_per_block) + " line" +
                 (st.lines_per_block == 1 ? "" : "s") + " per set block, " +
-                (st.complete ? (st.bit_defined ? "bit-defined" : "not bit-defined") : "mapping unknown") + ")" +
-                (caveat.empty() ? "" : "; " + caveat);
+                (st.bit_defined ? "bit-defined" : "not bit-defined") + ")";
     return f;
   }
 };

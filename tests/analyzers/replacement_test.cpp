@@ -2,6 +2,8 @@
 
 #include <algorithm>
 
+#include "engine/bundle/bundle.hpp"
+
 #include "support/analysis.hpp"
 #include "support/ref_model.hpp"
 
@@ -57,4 +59,20 @@ TEST_CASE("replacement: a chase without a second round cannot be tested") {
   const Finding f = test::analyze(long_run(cfg, 100), "replacement");
   CHECK(f.value.is_null());
   CHECK(test::reason(f).find("two rounds") != std::string::npos);
+}
+
+TEST_CASE("replacement: an H100 L1 chase timed on chip (real trace) is non-LRU and the same in every launch") {
+  // Past the capacity a few different lines miss in each round: no single line is
+  // significant over 3-4 rounds, the count of such lines is. The two launches of each
+  // point agree at every sample, which measures the misclassification rate as well.
+  const Bundle b = read_bundle(DISSECT_TEST_DATA "/analyzers/gpu_traces/h100_l1_stage_on_chip");
+  const Finding f = test::analyze(b.traces, "replacement");
+  INFO(f.to_json().dump());
+  CHECK(f.value == "non-lru");
+  CHECK(f.details["deterministic"] == true);
+  CHECK(f.details["launch_samples_differing"] == 0);
+  CHECK(f.details["launch_samples_compared"].get<std::uint64_t>() > 10000);
+  CHECK(f.details["noise_rate"].get<double>() < 1e-3);
+  // Way shares need one overflowing set followed over many misses; this is not that.
+  CHECK(f.details["way_probabilities"].is_null());
 }

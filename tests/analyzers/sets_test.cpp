@@ -80,3 +80,22 @@ TEST_CASE("sets: a sweep that stops before every set overflows gives a lower bou
   CHECK(f.details["sets_at_least"] == 10);
   CHECK(test::reason(f).find("at least 10 sets") != std::string::npos);
 }
+
+TEST_CASE("sets: steps of unequal sizes are no stage-method geometry: undetermined, no sets named") {
+  // Half the sets hold 3 ways, half 5: the staircase adds 4 and 6 lines per set, so no
+  // "sets x ways" describes it (a real cache whose policy is not LRU or whose index is
+  // hashed gives such steps: the H100's L1 gave "39 sets x 49.4 ways").
+  // The index gives each set as many of every 128 consecutive lines as it has ways, so
+  // N = C fits and each line past it overflows one more set.
+  auto cfg = RefCacheConfig::uniform(16384, 128, 4);
+  cfg.map = RefCacheConfig::Map::table;
+  for (std::uint32_t s = 0; s < cfg.set_ways.size(); ++s) {
+    cfg.set_ways[s] = s % 2 == 0 ? 3 : 5;
+    for (std::uint32_t w = 0; w < cfg.set_ways[s]; ++w) cfg.table.push_back(s);
+  }
+  const Finding f = test::analyze(stages(cfg, 140), "sets");
+  INFO(f.to_json().dump());
+  CHECK(f.value.is_null());
+  CHECK(f.summary.find("unequal numbers of lines") != std::string::npos);
+  CHECK(f.details["staircase_sets"] == 32);
+}

@@ -173,7 +173,8 @@ void run_pchase(Ctx& c) {
         if (noisy) lat += noise.sample();
         const double v = recorded(lat);
         x.cycles += v;
-        samples.push_back(Sample{0, k, off, v, x.sm, 0});
+        // Each launch (repeat) is a chasing stream of its own, numbered as the CUDA device does.
+        samples.push_back(Sample{r, k, off, v, x.sm, 0});
       }
       total_cycles += x.cycles;
       continue;
@@ -198,7 +199,7 @@ void run_pchase(Ctx& c) {
           const double v = recorded(lat + overhead);
           ch[g].cycles += v;
           Sample& s = out[g * e.iterations + k];
-          s.thread = static_cast<std::uint32_t>(g);
+          s.thread = static_cast<std::uint32_t>(r * g_count + g);  // the stream, as the CUDA device numbers it
           s.seq = k;
           s.offset_bytes = off;
           s.latency = v;
