@@ -12,7 +12,7 @@ using dissect::test::run_dissect;
 using dissect::test::TempDir;
 
 TEST_CASE("--help answers on every verb, --version names the git revision") {
-  for (const char* verb : {"validate", "run", "list", "analyze", "report", "topology"}) {
+  for (const char* verb : {"validate", "run", "list", "analyze", "report", "topology", "export", "compare"}) {
     const auto r = run_dissect(std::string(verb) + " --help");
     CAPTURE(verb);
     CHECK(r.status == 0);
