@@ -30,7 +30,7 @@ TEST_CASE("compare: terminal, Markdown and JSON") {
   const auto t = run_dissect("compare " + kRuns);
   CHECK(t.status == 0);
   CHECK(t.output.find("h100/final/run1") != std::string::npos);
-  CHECK(t.output.find("stable over 2 runs of NVIDIA H100 80GB HBM3") != std::string::npos);
+  CHECK(t.output.find("2 runs of H100 80GB HBM3 stable") != std::string::npos);
   CHECK(t.output.find("**") == std::string::npos);
   TempDir dir;
   const auto m = run_dissect("compare " + kRuns + " --markdown --label A --label B --label C -o " + dir.file("c.md"));

@@ -69,7 +69,7 @@ TEST_CASE("compare: three H100 runs are stable, the H200 differs in L1 and L2 bu
   CHECK(l1.groups[0].stable);
   CHECK(l1.groups[0].spread.value() == 0);
   CHECK(l1.differs);
-  CHECK(l1.verdict.find("stable over 3 runs of NVIDIA H100 80GB HBM3") != std::string::npos);
+  CHECK(l1.verdict.find("3 runs of H100 80GB HBM3 stable") != std::string::npos);
   // L2 seen from one SM: a 512 KiB step (4 %); 23 MiB vs 23.25 MiB is within it.
   const CompareRow& l2 = row(c, "caches.l2.size_bytes");
   CHECK(l2.tolerance == 512 * 1024);
@@ -83,6 +83,11 @@ TEST_CASE("compare: three H100 runs are stable, the H200 differs in L1 and L2 bu
   const CompareRow& dram = row(c, "caches.dram.latency_corrected_cycles");
   CHECK(dram.differs);
   CHECK(dram.groups[0].stable);
+  // A figure one GPU lacks is no difference: measured on the other only.
+  CHECK_FALSE(row(c, "tlb.page_bytes").differs);
+  CHECK(row(c, "tlb.page_bytes").verdict.find("measured on H200 only") != std::string::npos);
+  // Sizes read at a glance: 183.5 KiB, not 187904 B.
+  CHECK(l1.texts[3] == std::string("183.5 KiB"));
   // Every format answers.
   CHECK(comparison_markdown(c).find("| L1 data size |") != std::string::npos);
   CHECK(comparison_text(c).find("L1 data size") != std::string::npos);
