@@ -24,6 +24,13 @@ run_installed() {  # binary, its share/dissect, a name
   echo "$version"
   grep -qxF "specs:     $share/specs" <<<"$version" || fail "$name: specs not read from $share/specs"
   grep -qxF "templates: $share/kernels_templates" <<<"$version" || fail "$name: templates not read from $share"
+  # NVRTC bundled next to the binary (DISSECT_BUNDLE_NVRTC) is the one it loads.
+  local libdir
+  libdir=$(dirname "$share")/../lib/dissect
+  if ls "$libdir"/libnvrtc.so.* >/dev/null 2>&1; then
+    ldd "$bin" | grep -qF "=> $(dirname "$bin")/../lib/dissect/libnvrtc.so" \
+      || fail "$name: the bundled NVRTC is not the one loaded"
+  fi
   "$bin" topology --device sim:h100-sxm --fast --no-report --quiet --out "$scratch/topology-$name" \
     || fail "$name: the simulated topology failed"
   grep -q '^  "status": "complete"' "$scratch/topology-$name/topology.json" || fail "$name: topology incomplete"
