@@ -5,7 +5,6 @@
 #include <cmath>
 #include <optional>
 
-#include "engine/spec/units.hpp"
 
 namespace dissect {
 namespace {
@@ -14,7 +13,15 @@ using json = nlohmann::json;
 
 bool is_pow2(std::uint64_t v) { return v != 0 && (v & (v - 1)) == 0; }
 
-std::string bytes_text(std::uint64_t b) { return format_bytes(b); }
+// "241 KiB", "183.5 KiB", "23.25 MiB": the largest binary unit, to 6 significant digits.
+std::string bytes_text(std::uint64_t b) {
+  const auto v = static_cast<double>(b);
+  const double kib = 1024.0;
+  if (v < kib) return fmt::format("{} B", b);
+  if (v < kib * kib) return fmt::format("{:.6g} KiB", v / kib);
+  if (v < kib * kib * kib) return fmt::format("{:.6g} MiB", v / kib / kib);
+  return fmt::format("{:.6g} GiB", v / kib / kib / kib);
+}
 
 std::optional<std::uint64_t> positive(const std::optional<double>& v) {
   if (!v || !(*v > 0) || !std::isfinite(*v)) return std::nullopt;
@@ -508,7 +515,7 @@ AccelSimConfig accelsim_config(const TopologyFile& t) {
 
 namespace {
 
-std::string header(const TopologyFile& t, const char* what) {
+std::string header(const TopologyFile& t, const char* what, const char* whole) {
   const json& top = t.topology;
   std::string out;
   out += fmt::format("# {} written by 'dissect export accelsim' from a measured topology\n", what);
@@ -524,7 +531,7 @@ std::string header(const TopologyFile& t, const char* what) {
   out += "# Each option is preceded by where its value came from. \"measured\" names the\n"
          "# topology.json key; \"[default]\" marks a value dissect did not measure: a stated\n"
          "# default to replace with better knowledge; \"reported by the driver\" is not a measurement.\n"
-         "# A fragment: add it to (or let it override) a full gpgpusim.config.\n";
+         "# A fragment: add it to (or let it override) a full " + std::string(whole) + ".\n";
   return out;
 }
 
@@ -543,7 +550,7 @@ std::string render_sections(const std::vector<AccelSimSection>& sections) {
 }  // namespace
 
 std::string render_gpgpusim_config(const AccelSimConfig& config, const TopologyFile& topology) {
-  std::string out = header(topology, "gpgpusim.config fragment (GPGPU-Sim 4 / Accel-Sim)");
+  std::string out = header(topology, "gpgpusim.config fragment (GPGPU-Sim 4 / Accel-Sim)", "gpgpusim.config");
   out += "# The trace-driven Accel-Sim reads these options too; its trace.config fragment\n"
          "# (texture latency) is written by --trace-config.\n";
   out += render_sections(config.gpgpusim);
@@ -555,7 +562,7 @@ std::string render_gpgpusim_config(const AccelSimConfig& config, const TopologyF
 }
 
 std::string render_trace_config(const AccelSimConfig& config, const TopologyFile& topology) {
-  return header(topology, "trace.config fragment (trace-driven Accel-Sim)") + render_sections(config.trace);
+  return header(topology, "trace.config fragment (trace-driven Accel-Sim)", "trace.config") + render_sections(config.trace);
 }
 
 }  // namespace dissect
