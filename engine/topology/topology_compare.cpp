@@ -200,6 +200,38 @@ std::optional<Resolution> size_resolution(const std::string& specs_root, const s
   }
 }
 
+// The topology's record of a size step (experiments[].id == "<cache>_size").
+const json* size_experiment(const TopologyFile& t, const std::string& cache) {
+  if (!t.topology.contains("experiments") || !t.topology["experiments"].is_array()) return nullptr;
+  for (const auto& e : t.topology["experiments"])
+    if (e.is_object() && e.value("id", std::string()) == cache + "_size") return &e;
+  return nullptr;
+}
+
+// A search step the topology recorded ("resolution_bytes" anywhere in the step's record).
+std::optional<std::uint64_t> recorded_step(const json& j) {
+  if (j.is_object()) {
+    if (j.contains("resolution_bytes") && j["resolution_bytes"].is_number() && j["resolution_bytes"].get<double>() > 0)
+      return static_cast<std::uint64_t>(j["resolution_bytes"].get<double>());
+    for (const auto& [k, v] : j.items())
+      if (auto r = recorded_step(v)) return r;
+  } else if (j.is_array()) {
+    for (const auto& v : j)
+      if (auto r = recorded_step(v)) return r;
+  }
+  return std::nullopt;
+}
+
+std::optional<std::uint64_t> override_stride(const json& experiment) {
+  if (!experiment.contains("overrides") || !experiment["overrides"].is_object()) return std::nullopt;
+  const json& o = experiment["overrides"];
+  if (!o.contains("array.stride") || !o["array.stride"].is_string()) return std::nullopt;
+  std::string error;
+  const auto q = parse_quantity(o["array.stride"].get<std::string>(), "B", error);
+  if (!q || q->unit != QuantityUnit::bytes) return std::nullopt;
+  return q->amount;
+}
+
 // The adaptive search's step at a size (engine/run/adaptive_search.cpp): a share
 // of the size, rounded down to 4 B x a power of two, at least the stride.
 std::uint64_t search_step(const Resolution& r, double size, std::uint64_t stride) {
@@ -311,10 +343,20 @@ Comparison compare_topologies(std::vector<TopologyFile> inputs, const std::strin
         if (!resolutions.count(spec.size_cache)) resolutions[spec.size_cache] = size_resolution(specs_root, spec.size_cache);
         const auto& r = resolutions[spec.size_cache];
         std::uint64_t step = 0;
+        bool recorded = false;
         for (std::size_t i = 0; i < c.inputs.size(); ++i) {
           if (!row.numbers[i]) continue;
-          std::uint64_t stride = 0;
-          if (auto f = c.inputs[i].cache_number(spec.size_cache, "fetch_bytes")) stride = static_cast<std::uint64_t>(*f);
+          const json* experiment = size_experiment(c.inputs[i], spec.size_cache);
+          if (auto rec = experiment != nullptr ? recorded_step(*experiment) : std::nullopt) {
+            step = std::max(step, *rec);
+            recorded = true;
+            continue;
+          }
+          // The stride the search used: the step's override (the fetch granularity
+          // measured before), else the fetch granularity, else the spec's own.
+          std::uint64_t stride = experiment != nullptr ? override_stride(*experiment).value_or(0) : 0;
+          if (stride == 0)
+            if (auto f = c.inputs[i].cache_number(spec.size_cache, "fetch_bytes")) stride = static_cast<std::uint64_t>(*f);
           if (r) {
             if (stride == 0) stride = r->stride;
             step = std::max(step, search_step(*r, *row.numbers[i], stride));
@@ -324,9 +366,10 @@ Comparison compare_topologies(std::vector<TopologyFile> inputs, const std::strin
         }
         row.tolerance = static_cast<double>(step);
         row.tolerance_source =
-            r ? fmt::format("search step {} ({}_size: resolution {}, at least the stride)", format_bytes(step),
-                            spec.size_cache, r->text)
-              : fmt::format("stride {} (the size step's spec was not found)", format_bytes(step));
+            recorded ? fmt::format("search step {} (recorded in topology.json)", format_bytes(step))
+            : r      ? fmt::format("search step {} ({}_size: resolution {}, at least the stride)", format_bytes(step),
+                                   spec.size_cache, r->text)
+                     : fmt::format("stride {} (the size step's spec was not found)", format_bytes(step));
         break;
       }
       case Kind::cycles:

@@ -96,6 +96,17 @@ TEST_CASE("compare: three H100 runs are stable, the H200 differs in L1 and L2 bu
   CHECK(j["rows"].size() == c.rows.size());
 }
 
+TEST_CASE("compare: a search step recorded in topology.json is the size's tolerance") {
+  std::vector<TopologyFile> in{synthetic("GPU-A-1", 4096, 30.0, "lru"), synthetic("GPU-B-1", 4160, 30.0, "lru")};
+  in[0].topology["experiments"] = json::array({{{"id", "l1_size"}, {"search", {{"resolution_bytes", 256}}}}});
+  in[1].topology["experiments"] = json::array({{{"id", "l1_size"}, {"overrides", {{"array.stride", "64 B"}}}}});
+  const Comparison c = compare_topologies(in, "/nonexistent");
+  const CompareRow& size = row(c, "caches.l1.size_bytes");
+  CHECK(size.tolerance == 256);  // the recorded step; the other run's stride (64 B) is smaller
+  CHECK(size.tolerance_source.find("recorded in topology.json") != std::string::npos);
+  CHECK_FALSE(size.differs);  // 64 B apart
+}
+
 TEST_CASE("compare: spread beyond the tolerance is reported, text figures compared as text") {
   std::vector<TopologyFile> in{synthetic("GPU-A-1", 1024, 30.0, "lru"), synthetic("GPU-A-2", 2048, 30.1, "lru"),
                                synthetic("GPU-B-1", 1024, 40.0, "non-lru")};
