@@ -28,7 +28,9 @@ run_installed() {  # binary, its share/dissect, a name
   local libdir
   libdir=$(dirname "$share")/../lib/dissect
   if ls "$libdir"/libnvrtc.so.* >/dev/null 2>&1; then
-    ldd "$bin" | grep -qF "=> $(dirname "$bin")/../lib/dissect/libnvrtc.so" \
+    local libs  # not `ldd | grep -q`: grep's early exit would fail the pipe (pipefail)
+    libs=$(ldd "$bin")
+    grep -qF "=> $(dirname "$bin")/../lib/dissect/libnvrtc.so" <<<"$libs" \
       || fail "$name: the bundled NVRTC is not the one loaded"
   fi
   "$bin" topology --device sim:h100-sxm --fast --no-report --quiet --out "$scratch/topology-$name" \
