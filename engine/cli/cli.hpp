@@ -22,6 +22,8 @@ int cmd_list(const Args& args);
 int cmd_analyze(const Args& args);
 int cmd_report(const Args& args);
 int cmd_topology(const Args& args, const std::vector<std::string>& full_argv);
+int cmd_export(const Args& args);
+int cmd_compare(const Args& args);
 
 // Shared helpers (cli_common.cpp).
 std::vector<std::string> expand_spec_arguments(const std::vector<std::string>& paths);  // dirs -> *.yaml

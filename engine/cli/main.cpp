@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "engine/cli/cli.hpp"
+#include "engine/core/paths.hpp"
 
 namespace {
 
@@ -24,12 +25,15 @@ Commands:
   report BUNDLE...       report.md with findings and plots (gnuplot: SVG + PNG)
   topology               map a whole GPU in one command: sizes, lines, latencies, sets,
                          policies, sharing, TLBs, banks, bandwidths (-> topology.json)
+  export accelsim TOPOLOGY
+                         a measured topology as a GPGPU-Sim / Accel-Sim config fragment
+  compare A B [C ...]    topologies side by side, differences beyond run-to-run noise flagged
   list specs|analyzers|devices
                          what is available
 
 Options:
   -h, --help             this text; 'dissect <command> --help' for a command
-  --version              version and git revision
+  --version              version and git revision, and where the templates and specs are read
 
 Exit status:
   0    success
@@ -39,7 +43,8 @@ Exit status:
 
 Environment:
   DISSECT_TEMPLATES, DISSECT_SPECS
-                         kernel templates and spec library (default: next to the binary)
+                         kernel templates and spec library (default: <prefix>/share/dissect
+                         of an installed binary, else the source tree or the build folder's copy)
   XDG_CACHE_HOME         the compile cache is under $XDG_CACHE_HOME/dissect (else ~/.cache/dissect);
                          DISSECT_NO_CACHE=1: as --no-cache of run and topology
   DISSECT_GNUPLOT, DISSECT_CUOBJDUMP
@@ -67,7 +72,9 @@ int main(int argc, char** argv) {
       return kExitOk;
     }
     if (verb == "--version" || verb == "-V") {
-      std::cout << version_line() << "\n";
+      std::cout << version_line() << "\n"
+                << "templates: " << dissect::templates_dir() << "\n"
+                << "specs:     " << dissect::specs_dir() << "\n";
       return kExitOk;
     }
     if (verb == "validate") return cmd_validate(args);
@@ -76,6 +83,8 @@ int main(int argc, char** argv) {
     if (verb == "analyze" || verb == "analyse") return cmd_analyze(args);
     if (verb == "report") return cmd_report(args);
     if (verb == "topology") return cmd_topology(args, full);
+    if (verb == "export") return cmd_export(args);
+    if (verb == "compare") return cmd_compare(args);
     std::cerr << "dissect: unknown command '" << verb << "'\n\n" << kUsage;
     return kExitInvalid;
   } catch (const std::exception& e) {

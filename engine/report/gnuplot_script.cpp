@@ -111,20 +111,25 @@ std::string size_axis(const std::string& axis, double min, double max, const std
   const double span = std::max(max - min, 1.0);
   double step = std::ldexp(1.0, static_cast<int>(std::ceil(std::log2(span / 8))));
   if (step < 1) step = 1;
+  // The unit of the largest size, so that tics read "241.5" KiB, never "247296" B.
+  const double kib = 1024.0;
   double unit = 1;
   std::string unit_name = "B";
-  if (std::fmod(step, 1024.0 * 1024) == 0) {
-    unit = 1024.0 * 1024;
+  if (max >= kib * kib * kib) {
+    unit = kib * kib * kib;
+    unit_name = "GiB";
+  } else if (max >= kib * kib) {
+    unit = kib * kib;
     unit_name = "MiB";
-  } else if (std::fmod(step, 1024.0) == 0) {
-    unit = 1024;
+  } else if (max >= kib) {
+    unit = kib;
     unit_name = "KiB";
   }
   const double pad = span == 1.0 && max == min ? std::max(step, 1.0) : span * 0.04;
   std::string out = range(axis, min - pad, max + pad);
   std::vector<std::pair<std::string, double>> tics;
   for (double v = std::ceil((min - pad) / step) * step; v <= max + pad; v += step)
-    tics.emplace_back(number_label(v / unit, 10), v);
+    tics.emplace_back(number_label(v / unit, 9), v);
   out += "set " + axis + "tics " + tic_list(tics) + "\n";
   out += "set " + axis + "label " + gp_quote(label + " (" + unit_name + ")") + "\n";
   return out;

@@ -36,10 +36,17 @@ std::vector<std::string> size_labels(const std::vector<double>& bytes) {
   const double kib = 1024.0;
   const double unit = max >= kib * kib * kib ? kib * kib * kib : max >= kib * kib ? kib * kib : kib;
   const char* name = unit == kib ? "KiB" : unit == kib * kib ? "MiB" : "GiB";
-  bool quarters = max >= kib;
+  // In the unit of the largest size, never raw bytes above 1 KiB: sizes that are
+  // no whole quarter of it keep enough digits to tell neighbours apart.
+  if (max < kib) {
+    std::vector<std::string> out;
+    for (double b : bytes) out.push_back(number_label(b) + " B");
+    return out;
+  }
+  bool quarters = true;
   for (double b : bytes) quarters &= std::fabs(b * 4 / unit - std::round(b * 4 / unit)) < 1e-9;
   std::vector<std::string> out;
-  for (double b : bytes) out.push_back(quarters ? number_label(b / unit, 6) + " " + name : number_label(b) + " B");
+  for (double b : bytes) out.push_back(number_label(b / unit, quarters ? 6 : 9) + " " + name);
   return out;
 }
 

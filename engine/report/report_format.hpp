@@ -10,8 +10,8 @@ namespace dissect::report {
 // "16 KiB", "3 MiB", "12320 B", "1.5 MiB": exact binary units where they fit,
 // bytes below 64 KiB when not a whole KiB, else two decimals.
 std::string size_label(double bytes);
-// Labels for a set of sizes in one unit: KiB (or MiB, GiB) when every size is
-// a multiple of 1/4 of that unit ("12.5 KiB"), else bytes ("12320 B").
+// Labels for a set of sizes in one unit, the largest size's: KiB, MiB or GiB
+// ("12.5 KiB", "12.03125 KiB"); bytes only when every size is below 1 KiB.
 std::vector<std::string> size_labels(const std::vector<double>& bytes);
 // Up to `digits` significant digits, no trailing zeros ("412.4", "30", "nan").
 std::string number_label(double v, int digits = 4);

@@ -12,7 +12,7 @@ using dissect::test::run_dissect;
 using dissect::test::TempDir;
 
 TEST_CASE("--help answers on every verb, --version names the git revision") {
-  for (const char* verb : {"validate", "run", "list", "analyze", "report", "topology"}) {
+  for (const char* verb : {"validate", "run", "list", "analyze", "report", "topology", "export", "compare"}) {
     const auto r = run_dissect(std::string(verb) + " --help");
     CAPTURE(verb);
     CHECK(r.status == 0);
@@ -24,6 +24,9 @@ TEST_CASE("--help answers on every verb, --version names the git revision") {
   const auto v = run_dissect("--version");
   CHECK(v.status == 0);
   CHECK(v.output.find("(git ") != std::string::npos);
+  // Where the data is read (an installed binary: <prefix>/share/dissect; tests/install/install_test.sh).
+  CHECK(v.output.find("\nspecs:     ") != std::string::npos);
+  CHECK(v.output.find("\ntemplates: ") != std::string::npos);
   CHECK(run_dissect("frobnicate").status == 2);
   CHECK(run_dissect("").status == 2);
 }

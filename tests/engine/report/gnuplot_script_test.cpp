@@ -29,7 +29,16 @@ TEST_CASE("size axes: log2 with binary-unit tics over wide sweeps, linear with o
   CHECK(wide.find("'1 MiB' 1048576") != std::string::npos);
   const std::string narrow = size_axis("x", 12320, 12800, "array size N");
   CHECK(narrow.find("logscale") == std::string::npos);
-  CHECK(narrow.find("set xlabel 'array size N (B)'") != std::string::npos);
+  CHECK(narrow.find("set xlabel 'array size N (KiB)'") != std::string::npos);
+  CHECK(narrow.find("'12.5' 12800") != std::string::npos);  // sizes in KiB, not raw bytes
+  // A narrow sweep around the H100's L1 (64 B steps): KiB with fractions, no "246784".
+  const std::string l1 = size_axis("x", 246528, 247040, "array size N");
+  CHECK(l1.find("set xlabel 'array size N (KiB)'") != std::string::npos);
+  CHECK(l1.find("'241' 246784") != std::string::npos);
+  CHECK(l1.find("'246784'") == std::string::npos);
+  CHECK(size_axis("x", 100, 200, "N").find("set xlabel 'N (B)'") != std::string::npos);
+  const std::string gib = size_axis("x", 1.5 * (1 << 30), 2.0 * (1 << 30), "N");
+  CHECK(gib.find("set xlabel 'N (GiB)'") != std::string::npos);
   const std::string mib = size_axis("x", 130.0 * (1 << 20), 144.0 * (1 << 20), "N");
   CHECK(mib.find("set xlabel 'N (MiB)'") != std::string::npos);
   CHECK(mib.find("'132' ") != std::string::npos);

@@ -1,0 +1,122 @@
+// dissect compare: the committed H100 runs are stable against each other; the
+// H200 differs where its hardware does, and not where the figures agree.
+#include <doctest/doctest.h>
+
+#include "engine/topology/topology_compare.hpp"
+
+using namespace dissect;
+using json = nlohmann::json;
+
+namespace {
+
+std::vector<TopologyFile> committed(const std::vector<std::string>& rels) {
+  std::vector<std::string> paths;
+  for (const auto& r : rels) paths.push_back(std::string(DISSECT_SOURCE_DIR) + "/" + r);
+  const auto labels = default_labels(paths);
+  std::vector<TopologyFile> files;
+  for (std::size_t i = 0; i < paths.size(); ++i) {
+    files.push_back(read_topology_file(paths[i]));
+    files.back().label = labels[i];
+  }
+  return files;
+}
+
+const CompareRow& row(const Comparison& c, const std::string& key) {
+  for (const auto& r : c.rows)
+    if (r.key == key) return r;
+  FAIL("no row " << key);
+  static CompareRow none;
+  return none;
+}
+
+TopologyFile synthetic(const std::string& name, double l1_size, double l1_latency, const char* replacement) {
+  TopologyFile t;
+  t.path = name + ".json";
+  t.label = name;
+  t.topology = json{{"device", {{"name", name.substr(0, 5)}}},
+                    {"caches",
+                     {{"l1",
+                       {{"size_bytes", l1_size},
+                        {"fetch_bytes", 32},
+                        {"latency_corrected_cycles", l1_latency},
+                        {"replacement", replacement}}}}}};
+  return t;
+}
+
+}  // namespace
+
+TEST_CASE("compare: default labels drop the common directory, 'topology' folders and .json") {
+  CHECK(default_labels({"results/h100/topology/final/run1.json", "results/h200/topology/run1.json"}) ==
+        std::vector<std::string>{"h100/final/run1", "h200/run1"});
+  CHECK(default_labels({"a/topology", "b/topology/"}) == std::vector<std::string>{"a/topology", "b/topology"});
+  CHECK(default_labels({"x/out1/topology.json", "x/out2"}) == std::vector<std::string>{"out1", "out2"});
+}
+
+TEST_CASE("compare: three H100 runs are stable, the H200 differs in L1 and L2 but not in shared memory") {
+  const Comparison c = compare_topologies(committed({"results/h100/topology/final/run1.json",
+                                                     "results/h100/topology/final/run2.json",
+                                                     "results/h100/topology/final/run3.json",
+                                                     "results/h200/topology/run1.json"}),
+                                          std::string(DISSECT_SOURCE_DIR) + "/specs");
+  REQUIRE(c.devices.size() == 2);
+  CHECK(c.devices[0] == "NVIDIA H100 80GB HBM3");
+  CHECK(c.devices[1] == "NVIDIA H200");
+  // L1 size: the H100 runs agree exactly; its search step is 128 B (0.1 % of 241 KiB,
+  // at least the 32 B stride, 4 B x a power of two); the H200 (another carveout and
+  // binary) reads 184 KiB.
+  const CompareRow& l1 = row(c, "caches.l1.size_bytes");
+  CHECK(l1.tolerance == 128);
+  CHECK(l1.groups[0].stable);
+  CHECK(l1.groups[0].spread.value() == 0);
+  CHECK(l1.differs);
+  CHECK(l1.verdict.find("3 runs of H100 80GB HBM3 stable") != std::string::npos);
+  // L2 seen from one SM: a 512 KiB step (4 %); 23 MiB vs 23.25 MiB is within it.
+  const CompareRow& l2 = row(c, "caches.l2.size_bytes");
+  CHECK(l2.tolerance == 512 * 1024);
+  CHECK_FALSE(l2.differs);
+  // The driver's L2: 50 vs 60 MiB.
+  CHECK(row(c, "caches.l2.driver_size_bytes").differs);
+  // Shared memory: the same banks and latency.
+  CHECK_FALSE(row(c, "caches.shared.banks").differs);
+  CHECK_FALSE(row(c, "caches.shared.latency_corrected_cycles").differs);
+  // DRAM latency: 692 vs 672 cycles, beyond the 1 % floor and the H100 runs' spread.
+  const CompareRow& dram = row(c, "caches.dram.latency_corrected_cycles");
+  CHECK(dram.differs);
+  CHECK(dram.groups[0].stable);
+  // A figure one GPU lacks is no difference: measured on the other only.
+  CHECK_FALSE(row(c, "tlb.page_bytes").differs);
+  CHECK(row(c, "tlb.page_bytes").verdict.find("measured on H200 only") != std::string::npos);
+  // Sizes read at a glance: 183.5 KiB, not 187904 B.
+  CHECK(l1.texts[3] == std::string("183.5 KiB"));
+  // Every format answers.
+  CHECK(comparison_markdown(c).find("| L1 data size |") != std::string::npos);
+  CHECK(comparison_text(c).find("L1 data size") != std::string::npos);
+  const json j = comparison_json(c);
+  CHECK(j["inputs"].size() == 4);
+  CHECK(j["rows"].size() == c.rows.size());
+}
+
+TEST_CASE("compare: a search step recorded in topology.json is the size's tolerance") {
+  std::vector<TopologyFile> in{synthetic("GPU-A-1", 4096, 30.0, "lru"), synthetic("GPU-B-1", 4160, 30.0, "lru")};
+  in[0].topology["experiments"] = json::array({{{"id", "l1_size"}, {"search", {{"resolution_bytes", 256}}}}});
+  in[1].topology["experiments"] = json::array({{{"id", "l1_size"}, {"overrides", {{"array.stride", "64 B"}}}}});
+  const Comparison c = compare_topologies(in, "/nonexistent");
+  const CompareRow& size = row(c, "caches.l1.size_bytes");
+  CHECK(size.tolerance == 256);  // the recorded step; the other run's stride (64 B) is smaller
+  CHECK(size.tolerance_source.find("recorded in topology.json") != std::string::npos);
+  CHECK_FALSE(size.differs);  // 64 B apart
+}
+
+TEST_CASE("compare: spread beyond the tolerance is reported, text figures compared as text") {
+  std::vector<TopologyFile> in{synthetic("GPU-A-1", 1024, 30.0, "lru"), synthetic("GPU-A-2", 2048, 30.1, "lru"),
+                               synthetic("GPU-B-1", 1024, 40.0, "non-lru")};
+  const Comparison c = compare_topologies(in, "/nonexistent");
+  const CompareRow& size = row(c, "caches.l1.size_bytes");
+  CHECK(size.tolerance == 32);  // no spec found: the stride
+  CHECK_FALSE(size.groups[0].stable);
+  CHECK(size.verdict.find("GPU-A varies by 1 KiB over 2 runs") != std::string::npos);
+  CHECK_FALSE(size.differs);  // the GPU-A runs' spread covers the GPU-B figure
+  CHECK(row(c, "caches.l1.latency_corrected_cycles").groups[0].stable);
+  CHECK(row(c, "caches.l1.latency_corrected_cycles").differs);
+  CHECK(row(c, "caches.l1.replacement").differs);
+}
