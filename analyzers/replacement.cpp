@@ -261,9 +261,9 @@ class ReplacementAnalyzer final : public Analyzer {
       f.details["launch_samples_compared"] = agree.compared;
       f.details["launch_samples_differing"] = agree.differing;
       // Identical launches: the misses are the policy's, decided by the access order
-      // alone (no random choice); the cache's state at the start of each launch is the
-      // same warm-up.
-      f.details["deterministic"] = agree.differing == 0;
+      // alone (no random choice; each launch starts from the same warm-up). Launches
+      // that differ say nothing by themselves: noise differs from launch to launch too.
+      f.details["launches_identical"] = agree.differing == 0;
     }
     f.details["informative_points"] = informative.size();
     f.details["aperiodic_points"] = aperiodic;

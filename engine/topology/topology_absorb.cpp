@@ -97,6 +97,7 @@ void replacement(TopologyResult& r, const std::string& cache, const Findings& fs
   if (!f) return;
   CacheResult& c = r.cache(cache);
   c.replacement = f->policy;
+  if (f->deterministic) c.replacement_deterministic = f->deterministic;
   if (f->way_probabilities) c.way_probabilities = f->way_probabilities;
 }
 

@@ -77,7 +77,8 @@ std::optional<Sets> sets(const Findings& fs) {
 std::optional<Replacement> replacement(const Findings& fs) {
   const Finding* f = find(fs, "replacement");
   if (f == nullptr || f->value.is_null()) return std::nullopt;
-  return Replacement{f->value.get<std::string>(), detail_as<std::vector<double>>(*f, "way_probabilities")};
+  return Replacement{f->value.get<std::string>(), detail_as<std::vector<double>>(*f, "way_probabilities"),
+                     detail_as<bool>(*f, "launches_identical") == true ? std::optional<bool>(true) : std::nullopt};
 }
 
 std::optional<Sharing> sharing(const Findings& fs) {

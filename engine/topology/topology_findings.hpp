@@ -66,10 +66,12 @@ struct Sets {
 };
 std::optional<Sets> sets(const Findings& fs);
 
-// replacement: "lru" / "non-lru" (only with a value).
+// replacement: "lru" / "non-lru" (only with a value); deterministic: true where repeated
+// launches of a point missed alike at every sample (else unknown).
 struct Replacement {
   std::string policy;
   std::optional<std::vector<double>> way_probabilities;
+  std::optional<bool> deterministic;
 };
 std::optional<Replacement> replacement(const Findings& fs);
 

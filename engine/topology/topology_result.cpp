@@ -43,6 +43,7 @@ json cache_json(const CacheResult& c) {
   put(j, "bit_defined", c.bit_defined);
   put(j, "set_sizes", c.set_sizes);
   put(j, "replacement", c.replacement);
+  put(j, "replacement_deterministic", c.replacement_deterministic);
   put(j, "way_probabilities", c.way_probabilities);
   put(j, "shared_with", c.shared_with);
   put(j, "per_sm", c.per_sm);

@@ -40,6 +40,7 @@ struct CacheResult {
   std::optional<std::vector<std::uint64_t>> set_sizes;
 
   std::optional<std::string> replacement;
+  std::optional<bool> replacement_deterministic;  // true: repeated launches missed alike (else absent)
   std::optional<std::vector<double>> way_probabilities;
 
   std::optional<std::vector<std::string>> shared_with;  // caches on the same storage (sharing steps)

@@ -50,6 +50,14 @@ std::string render_padded(const TopologyTable& t) {
   return os.str();
 }
 
+// The policy column: "non-lru, deterministic" when repeated launches missed alike.
+std::string policy_cell(const json& c) {
+  if (!c.contains("replacement")) return "-";
+  std::string p = c["replacement"].get<std::string>();
+  if (c.value("replacement_deterministic", false)) p += ", deterministic";
+  return p;
+}
+
 }  // namespace
 
 std::string topology_headline(const json& r) {
@@ -98,7 +106,7 @@ TopologyTable topology_cache_table(const json& r) {
       shared_with = joined(c["shared_with"]);
     t.rows.push_back({label, size, driver, size_of(c, "line_bytes"), size_of(c, "fetch_bytes"),
                       num(c, "latency_cycles"), num(c, "latency_corrected_cycles"), num(c, "latency_ns", "%.1f"), sets,
-                      c.contains("replacement") ? c["replacement"].get<std::string>() : "-", shared_with,
+                      policy_cell(c), shared_with,
                       c.contains("per_sm") ? num(c, "per_sm") : "-"});
   }
   return t;

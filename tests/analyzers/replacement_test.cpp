@@ -69,7 +69,7 @@ TEST_CASE("replacement: an H100 L1 chase timed on chip (real trace) is non-LRU a
   const Finding f = test::analyze(b.traces, "replacement");
   INFO(f.to_json().dump());
   CHECK(f.value == "non-lru");
-  CHECK(f.details["deterministic"] == true);
+  CHECK(f.details["launches_identical"] == true);
   CHECK(f.details["launch_samples_differing"] == 0);
   CHECK(f.details["launch_samples_compared"].get<std::uint64_t>() > 10000);
   CHECK(f.details["noise_rate"].get<double>() < 1e-3);

@@ -95,3 +95,13 @@ TEST_CASE("topology findings: line, sets, sharing, banks, TLB and bandwidth deta
   CHECK_FALSE(bw->gbps);
   CHECK(bw->method == "sm_clocks");
 }
+
+TEST_CASE("topology findings: replacement is deterministic only where repeated launches missed alike") {
+  const auto same = findings::replacement({finding("replacement", "non-lru", {{"launches_identical", true}})});
+  REQUIRE(same);
+  CHECK(same->policy == "non-lru");
+  CHECK(same->deterministic == true);
+  // Launches that differ may differ by noise alone: nothing is said.
+  CHECK_FALSE(findings::replacement({finding("replacement", "lru", {{"launches_identical", false}})})->deterministic);
+  CHECK_FALSE(findings::replacement({finding("replacement", "lru")})->deterministic);
+}

@@ -115,3 +115,12 @@ TEST_CASE("an empty result gives empty tables, not a crash") {
   CHECK(topology_bandwidth_table(r).rows.empty());
   CHECK(topology_table(r).find("experiments: 0 complete") != std::string::npos);
 }
+
+TEST_CASE("topology tables: the policy column says deterministic where the launches agreed") {
+  json r = sample_result();
+  r["caches"]["l1"]["replacement"] = "non-lru";
+  r["caches"]["l1"]["replacement_deterministic"] = true;
+  CHECK(topology_cache_table(r).rows[0][9] == "non-lru, deterministic");
+  r["caches"]["l1"].erase("replacement_deterministic");
+  CHECK(topology_cache_table(r).rows[0][9] == "non-lru");
+}
