@@ -101,7 +101,10 @@ TopologyStep sets_step(const std::string& cache, const std::string& label) {
           .absorb = [cache](TopologyResult& r, const Findings& fs) { absorb::sets(r, cache, fs); }};
 }
 
-// Replacement: N = C + b, s = b, many rounds.
+// Replacement: s = b, N = C + b (one set overflowed by one line in an LRU cache with a
+// modulo index: the way probabilities), and C + 4b, 16b, 64b: a policy that keeps most
+// lines near the capacity (a few misses per round, the H100's L1) shows its pattern only
+// further out.
 TopologyStep replacement_step(const std::string& cache, const std::string& label) {
   return {.id = cache + "_replacement",
           .label = label + " replacement",
@@ -111,9 +114,12 @@ TopologyStep replacement_step(const std::string& cache, const std::string& label
             if (!c) return SkipStep{"the size was not measured"};
             const std::uint64_t b = step_bytes(r, cache);
             const std::uint64_t n = round_to(*c, b) + b;
+            std::string sizes;
+            for (std::uint64_t k : {1, 4, 16, 64}) sizes += (sizes.empty() ? "" : ", ") + bytes(n - b + k * b);
             return Overrides{{"array.stride", bytes(b)},
                              {"array.size", bytes(n)},
-                             {"iterations", std::to_string(std::min<std::uint64_t>(64 * (n / b), kOnChipSamples))}};
+                             {"iterations", std::to_string(std::min<std::uint64_t>(64 * (n / b), kOnChipSamples))},
+                             {"sweep.array.size", "[" + sizes + "]"}};
           },
           .absorb = [cache](TopologyResult& r, const Findings& fs) { absorb::replacement(r, cache, fs); }};
 }
