@@ -71,14 +71,6 @@ TopologyStep line_blocks_step(const std::string& cache, const std::string& label
           .absorb = [cache](TopologyResult& r, const Findings& fs) { absorb::line_blocks(r, cache, fs); }};
 }
 
-// The sets and replacement steps time every access on chip (their specs' timing.mode:
-// per-access sample stores evict L1 lines near the capacity). An on-chip chase keeps
-// one byte per access plus a 16 B scratch row in shared memory, and must fit the
-// shared-memory configuration the size step ran under (carveout max_l1: the smallest
-// one, 8 KiB on Volta and later GPUs, of which 1 KiB is reserved per block): a larger
-// buffer would move the kernel to a larger configuration and shrink the L1 under test.
-constexpr std::uint64_t kOnChipSamples = 7 * 1024 - 16;
-
 // Sets: s = b, N = C + k b (Mei & Chu stage 2).
 TopologyStep sets_step(const std::string& cache, const std::string& label) {
   return {.id = cache + "_sets",
@@ -95,16 +87,13 @@ TopologyStep sets_step(const std::string& cache, const std::string& label) {
             return Overrides{
                 {"array.stride", bytes(b)},
                 {"array.size", bytes(from)},
-                {"iterations", std::to_string(std::min<std::uint64_t>(4 * (from / b + steps), kOnChipSamples))},
+                {"iterations", std::to_string(std::min<std::uint64_t>(4 * (from / b + steps), 1u << 20))},
                 {"sweep.array.size", "{from: " + bytes(from) + ", to: " + bytes(from + steps * b) + ", step: " + bytes(b) + "}"}};
           },
           .absorb = [cache](TopologyResult& r, const Findings& fs) { absorb::sets(r, cache, fs); }};
 }
 
-// Replacement: s = b, N = C + b (one set overflowed by one line in an LRU cache with a
-// modulo index: the way probabilities), and C + 4b, 16b, 64b: a policy that keeps most
-// lines near the capacity (a few misses per round, the H100's L1) shows its pattern only
-// further out.
+// Replacement: N = C + b, s = b, many rounds.
 TopologyStep replacement_step(const std::string& cache, const std::string& label) {
   return {.id = cache + "_replacement",
           .label = label + " replacement",
@@ -114,12 +103,9 @@ TopologyStep replacement_step(const std::string& cache, const std::string& label
             if (!c) return SkipStep{"the size was not measured"};
             const std::uint64_t b = step_bytes(r, cache);
             const std::uint64_t n = round_to(*c, b) + b;
-            std::string sizes;
-            for (std::uint64_t k : {1, 4, 16, 64}) sizes += (sizes.empty() ? "" : ", ") + bytes(n - b + k * b);
             return Overrides{{"array.stride", bytes(b)},
                              {"array.size", bytes(n)},
-                             {"iterations", std::to_string(std::min<std::uint64_t>(64 * (n / b), kOnChipSamples))},
-                             {"sweep.array.size", "[" + sizes + "]"}};
+                             {"iterations", std::to_string(std::clamp<std::uint64_t>(64 * (n / b), 16384, 1u << 20))}};
           },
           .absorb = [cache](TopologyResult& r, const Findings& fs) { absorb::replacement(r, cache, fs); }};
 }
