@@ -12,6 +12,7 @@
 #include "engine/core/stopwatch.hpp"
 #include "engine/core/timeline.hpp"
 #include "engine/run/adaptive_search.hpp"
+#include "engine/run/device_memory_check.hpp"
 
 namespace dissect {
 namespace {
@@ -99,10 +100,11 @@ RunOutcome run_spec(const Spec& spec, Device& device, const RunOptions& options,
   if (!spec.adaptive() && spec.expanded.empty()) decoded = spec.expand();
   const std::vector<Point>& points = spec.expanded.empty() ? decoded : spec.expanded;
   out.points_total = points.size();
+  check_points_fit_device(spec, points, device);  // before a bundle exists
   const double expand_ms = ms_since(t0);
 
   // The header is made and written while the device sets up (BundleWriter).
-  BundleWriter writer(fresh_bundle_dir(options.out_parent, spec.base.name),
+  BundleWriter writer(claim_bundle_dir(options.out_parent, spec.base.name),
                       BundleWriter::DeferredHeader{[&spec, &device, &options] { return bundle_header(spec, device, options); }});
   out.bundle_dir = writer.dir();
   // The analyzers get the committed points from memory, as read_bundle would
