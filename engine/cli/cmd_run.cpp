@@ -10,6 +10,7 @@
 #include "engine/core/background_worker.hpp"
 #include "engine/core/timeline.hpp"
 #include "engine/device/device.hpp"
+#include "engine/run/device_memory_check.hpp"
 #include "engine/run/runner.hpp"
 #include "engine/spec/units.hpp"
 
@@ -26,6 +27,7 @@ extern "C" void on_interrupt(int) {
   g_stop.store(true);
   std::signal(SIGINT, SIG_DFL);
   std::signal(SIGTERM, SIG_DFL);
+  std::signal(SIGHUP, SIG_DFL);
 }
 
 void print_point(const Point& p) {
@@ -50,7 +52,7 @@ int cmd_run(const Args& args, const std::vector<std::string>& full_argv) {
       "completed point.\n\nOptions");
   std::vector<std::string> specs, sets;
   std::string device_sel, out_dir, arch_text;
-  std::uint64_t max_points = 0;
+  std::int64_t max_points = 0;  // signed: "-1" must be refused, not wrap to 2^64-1
   opts.add_options()("help,h", "this text")(
       "device,d", po::value(&device_sel),
       "device: a CUDA ordinal (0, 1, ...) or sim:<profile> (see 'dissect list devices'); default: GPU 0")(
@@ -75,8 +77,12 @@ int cmd_run(const Args& args, const std::vector<std::string>& full_argv) {
     std::cerr << "dissect run: name at least one spec file\n" << opts << "\n";
     return kExitInvalid;
   }
+  if (vm.count("max-points") != 0 && max_points <= 0) {
+    std::cerr << "dissect run: --max-points " << max_points << ": expected a whole number above zero\n";
+    return kExitInvalid;
+  }
   LoadOptions load;
-  load.max_points = max_points;
+  load.max_points = static_cast<std::uint64_t>(max_points);
   try {
     for (const auto& s : sets) {
       auto [k, v] = split_assignment(s, "--set");
@@ -137,8 +143,17 @@ int cmd_run(const Args& args, const std::vector<std::string>& full_argv) {
     return kExitFailure;
   }
 
+  // Arrays beyond the device's memory are invalid input for this device: refused before anything runs.
+  try {
+    for (const auto& spec : loaded) check_points_fit_device(spec, spec.expanded, *device);
+  } catch (const SpecError& e) {
+    std::cerr << e.diagnostics().str();
+    return kExitInvalid;
+  }
+
   std::signal(SIGINT, on_interrupt);
   std::signal(SIGTERM, on_interrupt);
+  std::signal(SIGHUP, on_interrupt);
   RunOptions ro;
   ro.out_parent = out_dir;
   ro.argv = full_argv;

@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "engine/cli/cli.hpp"
+#include "engine/core/diagnostics.hpp"
 
 namespace {
 
@@ -76,6 +77,10 @@ int main(int argc, char** argv) {
     if (verb == "report") return cmd_report(args);
     if (verb == "topology") return cmd_topology(args, full);
     std::cerr << "dissect: unknown command '" << verb << "'\n\n" << kUsage;
+    return kExitInvalid;
+  } catch (const dissect::SpecError& e) {
+    // Invalid input found below a verb (a device profile opened by --device): exit 2 like every spec error.
+    std::cerr << e.diagnostics().str();
     return kExitInvalid;
   } catch (const std::exception& e) {
     std::cerr << "dissect " << verb << ": " << e.what() << "\n";
