@@ -19,8 +19,11 @@ namespace po = boost::program_options;
 namespace {
 std::atomic<bool> g_topology_stop{false};
 extern "C" void on_topology_interrupt(int) {
+  // Finish the step in hand and write topology.json; a second signal kills.
   g_topology_stop.store(true);
   std::signal(SIGINT, SIG_DFL);
+  std::signal(SIGTERM, SIG_DFL);
+  std::signal(SIGHUP, SIG_DFL);
 }
 // The modern simulated profile the command falls back to without a GPU.
 constexpr const char* kFallbackProfile = "sim:h100-sxm";
@@ -51,6 +54,14 @@ int cmd_topology(const Args& args, const std::vector<std::string>& full_argv) {
       "quiet,q", "no progress on stderr");
   po::variables_map vm;
   if (const auto done = parse_options("topology", args, opts, vm)) return *done;
+  // Before anything else: a second topology into the same directory fails at once.
+  std::optional<DirectoryLock> lock;
+  try {
+    lock = lock_topology_dir(out_dir);
+  } catch (const RunError& e) {
+    std::cerr << "dissect topology: " << e.what() << "\n";
+    return kExitFailure;
+  }
   background::warm_up();  // the bundles' worker thread starts while the device opens
   std::unique_ptr<Device> device;
   std::string note;
@@ -75,6 +86,8 @@ int cmd_topology(const Args& args, const std::vector<std::string>& full_argv) {
   else if (!json_out) std::cout << "mapping " << device->selector() << "\n";
 
   std::signal(SIGINT, on_topology_interrupt);
+  std::signal(SIGTERM, on_topology_interrupt);
+  std::signal(SIGHUP, on_topology_interrupt);
   TopologyOptions o;
   o.out_dir = out_dir;
   o.fast = vm.count("fast") != 0;

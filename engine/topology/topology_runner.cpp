@@ -46,6 +46,14 @@ json run_topology(Device& device, const TopologyOptions& options, const std::ato
     plan.push_back(std::move(step));
   }
   fs::create_directories(options.out_dir);
+  // topology.json says "running" from the start and after every step: a topology
+  // that is killed (SIGKILL, power loss) leaves the steps it finished on record.
+  const std::string json_path = (fs::path(options.out_dir) / "topology.json").string();
+  const auto record = [&](const char* status) {
+    result["status"] = status;
+    write_file_atomic(json_path, result.dump(2) + "\n");
+  };
+  record("running");
 
   double kernel_ms = 0, compile_ms = 0, analysis_ms = 0;
   std::size_t index = 0;
@@ -113,6 +121,7 @@ json run_topology(Device& device, const TopologyOptions& options, const std::ato
       exp["error"] = e.what();
     }
     result["experiments"].push_back(exp);
+    if (exp.contains("bundle")) record("running");
   }
   if (options.progress) std::fprintf(stderr, "\r\033[K");
 
@@ -122,9 +131,26 @@ json run_topology(Device& device, const TopologyOptions& options, const std::ato
   result["timings"] = {{"wall_s", seconds_since(t0)}, {"kernel_ms", kernel_ms}, {"compile_ms", compile_ms},
                        {"analysis_ms", analysis_ms},
                        {"experiments", plan.size()}};
-  result["status"] = stop.load() ? "interrupted" : "complete";
-  write_file_atomic((fs::path(options.out_dir) / "topology.json").string(), result.dump(2) + "\n");
+  record(stop.load() ? "interrupted" : "complete");
   return result;
+}
+
+DirectoryLock lock_topology_dir(const std::string& out_dir) {
+  std::error_code ec;
+  fs::create_directories(out_dir, ec);
+  if (ec) throw RunError(out_dir + ": cannot create the output directory: " + ec.message());
+  std::string holder;
+  std::optional<DirectoryLock> lock;
+  try {
+    lock = DirectoryLock::try_acquire(out_dir, &holder);
+  } catch (const std::runtime_error& e) {
+    throw RunError(e.what());
+  }
+  if (!lock)
+    throw RunError(out_dir + ": another dissect topology is writing this directory" +
+                   (holder.empty() ? std::string() : " (process " + holder + ")") +
+                   "; wait for it to end or choose another --out");
+  return std::move(*lock);
 }
 
 }  // namespace dissect
