@@ -16,6 +16,7 @@
 #include <future>
 #include <mutex>
 #include <optional>
+#include <set>
 #include <map>
 #include <memory>
 #include <span>
@@ -52,6 +53,14 @@ class BundleWriter {
     std::function<nlohmann::json()> make;
   };
   BundleWriter(std::string dir, DeferredHeader header);
+  // Reopens a bundle a run left unfinished (dissect run --resume): its committed
+  // points stay; trace.csv and points.csv are cut back to them (samples of a point
+  // that was never committed, a torn last row), and bundle.json says "running"
+  // again, with `resumption` appended to its "resumed" list. Throws
+  // std::runtime_error when another process writes the bundle or its files are
+  // missing.
+  struct Resume {};
+  BundleWriter(std::string dir, Resume, nlohmann::json resumption);  // resumption: {at, argv}
   ~BundleWriter();
   BundleWriter(const BundleWriter&) = delete;
   BundleWriter& operator=(const BundleWriter&) = delete;
@@ -81,6 +90,9 @@ class BundleWriter {
 
   [[nodiscard]] const std::string& dir() const { return dir_; }
   [[nodiscard]] std::size_t points_written() const { return points_written_; }
+  // Ids of the points committed before a resumption (empty for a fresh bundle).
+  [[nodiscard]] const std::set<std::size_t>& committed_before() const { return committed_before_; }
+  [[nodiscard]] const nlohmann::json& header() const { return header_; }
 
  private:
   void check_fresh() const;
@@ -106,6 +118,7 @@ class BundleWriter {
   int trace_fd_ = -1;
   int points_fd_ = -1;
   std::size_t points_written_ = 0;
+  std::set<std::size_t> committed_before_;
   std::vector<std::string> points_columns_;
   TraceSet* retained_ = nullptr;
   std::vector<std::pair<PointTrace, std::string>> unretained_;  // stored, with their row, until finish()

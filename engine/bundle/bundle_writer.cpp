@@ -7,6 +7,7 @@
 #include <cerrno>
 #include <cstring>
 #include <filesystem>
+#include <fstream>
 #include <stdexcept>
 
 #include "engine/bundle/bundle.hpp"
@@ -79,6 +80,71 @@ BundleWriter::BundleWriter(std::string dir, DeferredHeader header) : dir_(std::m
     init_header(make());
     timeline::mark("bundle: header written");
   });
+}
+
+BundleWriter::BundleWriter(std::string dir, Resume, nlohmann::json resumption) : dir_(std::move(dir)) {
+  if (!fs::is_directory(dir_)) throw std::runtime_error(dir_ + ": not a bundle directory");
+  lock_ = DirectoryLock::try_acquire(dir_);
+  if (!lock_) throw std::runtime_error(dir_ + ": another process is writing this bundle");
+  const fs::path root(dir_);
+  header_ = nlohmann::json::parse(read_text_file((root / "bundle.json").string()));
+  // points.csv: every newline-terminated row commits a point; a torn last row goes.
+  const std::string points_path = (root / "points.csv").string();
+  {
+    std::ifstream in(points_path, std::ios::binary);
+    if (!in) throw std::runtime_error(points_path + ": missing");
+    std::string line;
+    std::uint64_t keep = 0;
+    std::size_t id_col = 0;
+    while (std::getline(in, line)) {
+      if (in.eof()) break;  // no newline: torn
+      const auto fields = split_csv_line(line);
+      if (points_columns_.empty()) {
+        points_columns_ = fields;
+        id_col = static_cast<std::size_t>(std::find(fields.begin(), fields.end(), "point_id") - fields.begin());
+        if (id_col == fields.size()) throw std::runtime_error(points_path + ":1: header has no point_id column");
+      } else {
+        std::size_t id = 0;
+        if (fields.size() != points_columns_.size() ||
+            std::from_chars(fields[id_col].data(), fields[id_col].data() + fields[id_col].size(), id).ec != std::errc{})
+          throw std::runtime_error(points_path + ": a damaged row (" + line.substr(0, 40) + "...): not resumable");
+        committed_before_.insert(id);
+      }
+      keep += line.size() + 1;
+    }
+    fs::resize_file(points_path, keep);
+  }
+  // trace.csv: rows of committed points precede those of a batch never committed.
+  const std::string trace_path = (root / "trace.csv").string();
+  {
+    std::ifstream in(trace_path, std::ios::binary);
+    if (!in) throw std::runtime_error(trace_path + ": missing");
+    std::string line;
+    std::uint64_t offset = 0, keep = 0;
+    bool header_line = true;
+    while (std::getline(in, line)) {
+      if (in.eof()) break;
+      offset += line.size() + 1;
+      std::size_t id = 0;
+      const auto comma = line.find(',');
+      if (header_line ||
+          (std::from_chars(line.data(), line.data() + std::min(comma, line.size()), id).ec == std::errc{} &&
+           committed_before_.count(id) != 0))
+        keep = offset;
+      header_line = false;
+    }
+    if (keep == 0) throw std::runtime_error(trace_path + ": no header: not resumable");
+    fs::resize_file(trace_path, keep);
+  }
+  trace_fd_ = open_append(trace_path);
+  points_fd_ = open_append(points_path);
+  points_written_ = committed_before_.size();
+  header_["status"] = "running";
+  header_.erase("finished");
+  header_.erase("error");
+  if (!header_.contains("resumed") || !header_["resumed"].is_array()) header_["resumed"] = nlohmann::json::array();
+  header_["resumed"].push_back(std::move(resumption));
+  write_header();
 }
 
 void BundleWriter::check_fresh() const {

@@ -15,6 +15,10 @@ struct RunOptions {
   std::vector<std::string> argv;       // recorded in bundle.json
   bool analyze = true;                 // run the spec's analyzers afterwards
   bool progress = false;               // progress line on stderr
+  // Continue this bundle (dissect run --resume) instead of claiming a fresh one:
+  // its committed points are kept, the spec's other points are measured.
+  // check_resumable() says whether the spec, device and tool allow it.
+  std::string resume_dir;
 };
 
 struct RunOutcome {
