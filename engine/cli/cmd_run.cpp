@@ -124,8 +124,8 @@ int cmd_run(const Args& args, const std::vector<std::string>& full_argv) {
       "Usage: dissect run SPEC... [options]\n\n"
       "Runs each spec into a result bundle (one directory per spec under --out), then runs\n"
       "the analyzers the spec names and checks its expectations. All specs are validated\n"
-      "before anything runs. Ctrl-C stops after the point in hand; the bundle keeps every\n"
-      "completed point.\n\nOptions");
+      "before anything runs. Ctrl-C (SIGINT, SIGTERM, SIGHUP) stops the point in hand; the\n"
+      "bundle keeps every completed point, and --resume continues it (or a killed run's).\n\nOptions");
   std::vector<std::string> specs, sets;
   std::string device_sel, out_dir, arch_text, resume_dir;
   std::int64_t max_points = 0;  // signed: "-1" must be refused, not wrap to 2^64-1

@@ -41,7 +41,9 @@ int cmd_topology(const Args& args, const std::vector<std::string>& full_argv) {
       "per experiment under <out>, and the report <out>/report/report.md: the table, then each\n"
       "experiment with its findings and plots (gnuplot SVG/PNG; without gnuplot the plot data\n"
       "and scripts, to render later with 'dissect report <out>'). Without --device: GPU 0 if\n"
-      "there is one, else the simulated H100-like profile (said on the first line).\n\nOptions");
+      "there is one, else the simulated H100-like profile (said on the first line).\n"
+      "One topology at a time writes <out> (a second one fails at once). Ctrl-C, SIGTERM or\n"
+      "SIGHUP stops after the step in hand; topology.json says 'running' while it runs.\n\nOptions");
   std::string device_sel, out_dir;
   std::vector<std::string> only;
   opts.add_options()("help,h", "this text")("device,d", po::value(&device_sel),

@@ -35,8 +35,9 @@ Options:
 Exit status:
   0    success
   1    a run failed, or a spec's expectation did not hold
-  2    invalid spec, trace, bundle or command line (file:line:col: message)
-  130  interrupted (Ctrl-C); completed points stay in the bundle
+  2    invalid spec, trace, bundle, device profile or command line (file:line:col: message)
+  130  interrupted (Ctrl-C, SIGTERM, SIGHUP); completed points stay in the bundle
+       ('dissect run --resume BUNDLE' continues it)
 
 Environment:
   DISSECT_TEMPLATES, DISSECT_SPECS
