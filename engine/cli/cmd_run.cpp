@@ -121,7 +121,8 @@ int resume_run(const std::string& dir, const std::string& device_sel, const RunO
 
 int cmd_run(const Args& args, const std::vector<std::string>& full_argv) {
   po::options_description opts(
-      "Usage: dissect run SPEC... [options]\n\n"
+      "Usage: dissect run SPEC... [options]\n"
+      "       dissect run --resume BUNDLE [--device D]\n\n"
       "Runs each spec into a result bundle (one directory per spec under --out), then runs\n"
       "the analyzers the spec names and checks its expectations. All specs are validated\n"
       "before anything runs. Ctrl-C (SIGINT, SIGTERM, SIGHUP) stops the point in hand; the\n"

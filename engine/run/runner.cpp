@@ -123,6 +123,7 @@ RunOutcome run_spec(const Spec& spec, Device& device, const RunOptions& options,
   }
   BundleWriter& writer = *writer_ptr;
   out.bundle_dir = writer.dir();
+  if (options.bundle_opened) options.bundle_opened(out.bundle_dir);
   // A resumed run measures what the bundle lacks, in the spec's order.
   std::vector<Point> remaining;
   if (resuming)

@@ -8,7 +8,9 @@
 #include "dissect_git_revision.hpp"
 #include "engine/core/files.hpp"
 #include "engine/core/paths.hpp"
+#include "engine/run/resume.hpp"
 #include "engine/run/runner.hpp"
+#include "engine/topology/topology_resume.hpp"
 #include "engine/topology/topology_plan.hpp"
 
 namespace dissect {
@@ -16,6 +18,22 @@ namespace fs = std::filesystem;
 using json = nlohmann::json;
 
 namespace {
+
+bool is_complete_bundle(const std::string& dir) {
+  try {
+    return nlohmann::json::parse(read_text_file((fs::path(dir) / "bundle.json").string())).value("status", "") ==
+           "complete";
+  } catch (const std::exception&) {
+    return false;
+  }
+}
+
+// Renames `dir` to dir.interrupted (-2, ...): nothing measured is deleted.
+void set_aside(const std::string& dir) {
+  std::string aside = dir + ".interrupted";
+  for (int i = 2; fs::exists(aside); ++i) aside = dir + ".interrupted-" + std::to_string(i);
+  fs::rename(dir, aside);
+}
 
 double seconds_since(std::chrono::steady_clock::time_point t0) {
   return std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
@@ -30,8 +48,21 @@ json run_topology(Device& device, const TopologyOptions& options, const std::ato
   result["tool"] = {{"name", "dissect"}, {"version", DISSECT_VERSION}, {"git_revision", DISSECT_GIT_REVISION}};
   result["device"] = device.describe();
   result["selector"] = device.selector();
-  result["mode"] = options.fast ? "fast" : "full";
-  result["started"] = utc_timestamp();
+  // A resumption takes the recorded mode and steps (engine/topology/topology_resume.hpp).
+  std::optional<TopologyResumeState> resumed;
+  TopologyOptions opts = options;
+  if (options.resume) {
+    resumed = read_resumable_topology(options.out_dir, device);
+    opts.fast = resumed->fast;
+    opts.only = resumed->only;
+  }
+  result["mode"] = opts.fast ? "fast" : "full";
+  result["only"] = opts.only;
+  result["started"] = resumed ? resumed->previous.value("started", utc_timestamp()) : utc_timestamp();
+  if (resumed) {
+    result["resumed"] = resumed->previous.value("resumed", json::array());
+    result["resumed"].push_back({{"at", utc_timestamp()}, {"argv", options.argv}});
+  }
   result["experiments"] = json::array();
   TopologyResult measured;
   measured.device = DeviceFacts::from_description(result["device"]);
@@ -40,8 +71,8 @@ json run_topology(Device& device, const TopologyOptions& options, const std::ato
   const std::string spec_dir = (fs::path(specs_dir()) / "topology").string();
   std::vector<TopologyStep> plan;
   for (auto& step : topology_plan()) {
-    if (options.fast && !step.in_fast_mode) continue;
-    if (!options.only.empty() && std::find(options.only.begin(), options.only.end(), step.id) == options.only.end())
+    if (opts.fast && !step.in_fast_mode) continue;
+    if (!opts.only.empty() && std::find(opts.only.begin(), opts.only.end(), step.id) == opts.only.end())
       continue;
     plan.push_back(std::move(step));
   }
@@ -75,6 +106,27 @@ json run_topology(Device& device, const TopologyOptions& options, const std::ato
       result["experiments"].push_back(exp);
       continue;
     }
+    // Resuming: a step that completed is kept, its findings folded in again (later
+    // steps are sized as before); one that was unsupported or failed stays so.
+    const json* before = resumed ? resumed->step(step.id) : nullptr;
+    const std::string before_status = before != nullptr ? before->value("status", std::string()) : std::string();
+    if (before_status == "complete") {
+      if (const auto findings = recorded_findings(options.out_dir, *before)) {
+        if (step.absorb) step.absorb(measured, *findings);
+        result["experiments"].push_back(*before);
+        continue;
+      }
+    }
+    if (before_status == "failed" || before_status == "unsupported") {
+      if (before_status == "unsupported" && !step.cache.empty())
+        measured.cache(step.cache).unsupported = before->value("error", std::string("unsupported"));
+      result["experiments"].push_back(*before);
+      continue;
+    }
+    // A step that was running or interrupted (or completed without its findings) continues its bundle.
+    std::string resume_bundle;
+    if (before != nullptr && before->contains("bundle") && before_status != "skipped")
+      resume_bundle = (fs::path(options.out_dir) / before->value("bundle", std::string())).string();
     const StepSizing sizing = step.sizes_from(measured);
     if (const auto* skip = std::get_if<SkipStep>(&sizing)) {
       exp["status"] = "skipped";
@@ -94,6 +146,34 @@ json run_topology(Device& device, const TopologyOptions& options, const std::ato
       ro.out_parent = options.out_dir;
       ro.argv = options.argv;
       ro.progress = false;
+      if (resumed) {
+        if (!resume_bundle.empty() && fs::exists(fs::path(resume_bundle) / "bundle.json") && !spec.adaptive()) {
+          // The same spec, sized the same way, as the bundle recorded.
+          const ResumePlan rp = plan_resume(resume_bundle);
+          check_resume_spec(rp, spec);
+          ro.resume_dir = resume_bundle;
+        } else {
+          // The step runs anew, under its own name: what a killed step left there (an
+          // adaptive search's partial bundle, which cannot continue since each point
+          // depends on all before; a directory claimed but not yet recorded or written)
+          // is kept beside it.
+          // The step's recorded bundle is this topology's own even when complete (killed
+          // before its analysis was recorded); a directory under its name only when unfinished.
+          if (!resume_bundle.empty() && fs::exists(resume_bundle)) set_aside(resume_bundle);
+          const std::string own = (fs::path(options.out_dir) / spec.base.name).string();
+          if (fs::exists(own) && !is_complete_bundle(own)) set_aside(own);
+        }
+      }
+      // The step's bundle is on record before its first point: a topology killed
+      // now resumes it instead of starting the step again.
+      ro.bundle_opened = [&](const std::string& dir) {
+        json running = exp;
+        running["status"] = "running";
+        running["bundle"] = fs::path(dir).filename().string();
+        result["experiments"].push_back(running);
+        record("running");
+        result["experiments"].erase(result["experiments"].size() - 1);
+      };
       const RunOutcome out = run_spec(spec, device, ro, stop);
       exp["status"] = out.status;
       exp["bundle"] = fs::path(out.bundle_dir).filename().string();

@@ -18,6 +18,10 @@ struct TopologyOptions {
   bool progress = false;             // progress on stderr
   std::vector<std::string> argv;
   std::vector<std::string> only;     // run only these step ids (empty: all)
+  // Continue the topology recorded in out_dir/topology.json (its mode and steps;
+  // fast and only are ignored): completed steps are kept, the rest measured.
+  // Throws RunError when it was written by another dissect or on another device.
+  bool resume = false;
 };
 
 // Returns the topology result (the content of topology.json). topology.json is
