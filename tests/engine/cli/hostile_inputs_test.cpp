@@ -227,3 +227,35 @@ TEST_CASE("analyze says what is damaged in a bundle and what it used") {
   CHECK(r.output.find("warning: point 3: trace.csv holds 0 samples") != std::string::npos);
   CHECK(r.output.find("analysing 4 points") != std::string::npos);
 }
+
+TEST_CASE("Ctrl-C ends a long point of the simulator at once, not when the point ends") {
+  TempDir dir;
+  // One point of half a billion loads: tens of seconds on the simulator.
+  const std::string spec = dir.write("one.yaml", "dissect: 1\nname: one\narray: {size: 2 GiB, stride: 4 B}\n"
+                                                 "iterations: 100\nanalyzers: []\n");
+  const std::string out = dir.file("o");
+  const pid_t pid = spawn_dissect({"run", "--device", "sim:fermi-gtx560ti", "--quiet", "--out", out, spec},
+                                  dir.file("run.log"));
+  CHECK(wait_for([&] { return fs::exists(out + "/one/bundle.json"); }, 60));
+  std::this_thread::sleep_for(std::chrono::milliseconds(300));  // inside the point
+  const auto t0 = std::chrono::steady_clock::now();
+  ::kill(pid, SIGINT);
+  CHECK(wait_exit(pid) == 130);
+  CHECK(std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count() < 5);
+  const auto h = json_of(out + "/one/bundle.json");
+  CHECK(h["status"] == "interrupted");
+  CHECK(h["points_completed"] == 0);
+}
+
+TEST_CASE("a sweep list that is too long is refused quickly, at the sweep") {
+  TempDir dir;
+  std::string items;
+  for (int i = 0; i < 300000; ++i) items += i ? ", 1" : "1";
+  const std::string spec = dir.write("list.yaml", "dissect: 1\narray: {size: 1 KiB}\nsweep:\n  iterations: [" + items + "]\n");
+  const auto t0 = std::chrono::steady_clock::now();
+  const auto r = run_dissect("validate " + spec);
+  CHECK(std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count() < 10);
+  CHECK(r.status == 2);
+  CHECK(r.output.find("list.yaml:3:1: sweep expands to 300000 points, more than the limit of 100000") !=
+        std::string::npos);
+}
