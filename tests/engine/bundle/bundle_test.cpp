@@ -2,7 +2,9 @@
 
 #include <algorithm>
 #include <filesystem>
+#include <fstream>
 #include <limits>
+#include <set>
 #include <thread>
 
 #include "engine/bundle/bundle.hpp"
@@ -458,4 +460,53 @@ TEST_CASE("bundle.json with wrong types is an error naming the field") {
                        std::runtime_error);
   dir.write("b/bundle.json", R"([1, 2])");
   CHECK_THROWS_WITH_AS(read_bundle(bdir), doctest::Contains("not a JSON object"), std::runtime_error);
+}
+
+TEST_CASE("a bundle reopened for resumption is cut back to its committed points, then appended to") {
+  TempDir dir;
+  const std::string bdir = dir.file("b");
+  {
+    BundleWriter w(bdir, {{"spec", {{"path", "x.yaml"}}}});
+    w.append_point(make_point(0, 1024), make_trace(0, 8, 100));
+    w.append_point(make_point(1, 2048), make_trace(1, 8, 200));
+  }  // killed: no finish()
+  {
+    // What a kill in the middle of a batch leaves: samples of point 2, half its row.
+    std::ofstream t(bdir + "/trace.csv", std::ios::app);
+    t << "2,0,0,0,999,7,0\n2,0,1,4,999,7,0\n2,0,2,";
+    std::ofstream p(bdir + "/points.csv", std::ios::app);
+    p << "2,ok,pch";
+  }
+  const std::string committed_points = [&] {
+    const std::string p = dissect::test::read_file(bdir + "/points.csv");
+    return p.substr(0, p.rfind('\n') + 1);
+  }();
+  {
+    BundleWriter w(bdir, BundleWriter::Resume{}, {{"at", "now"}});
+    CHECK(w.committed_before() == std::set<std::size_t>{0, 1});
+    CHECK(w.points_written() == 2);
+    CHECK(dissect::test::read_file(bdir + "/points.csv") == committed_points);
+    CHECK(read_bundle(bdir).header["status"] == "running");
+    CHECK_FALSE(read_bundle(bdir).abandoned);  // held again
+    w.append_point(make_point(2, 4096), make_trace(2, 8, 300));
+    w.finish("complete");
+  }
+  const Bundle b = read_bundle(bdir);
+  CHECK(b.warnings.empty());
+  CHECK(b.header["status"] == "complete");
+  CHECK(b.header["points_completed"] == 3);
+  CHECK(b.header["resumed"] == nlohmann::json::array({{{"at", "now"}}}));
+  REQUIRE(b.traces.points.size() == 3);
+  REQUIRE(b.traces.points[2].samples.size() == 8);  // the orphaned samples of the killed batch are gone
+  CHECK(b.traces.points[2].samples[0].latency == 300);
+  const std::string points = dissect::test::read_file(bdir + "/points.csv");
+  CHECK(points.find("point_id", 1) == std::string::npos);  // one header
+}
+
+TEST_CASE("a bundle another process writes cannot be reopened") {
+  TempDir dir;
+  const std::string bdir = dir.file("b");
+  BundleWriter w(bdir, {});
+  CHECK_THROWS_WITH_AS(BundleWriter(bdir, BundleWriter::Resume{}, {}), doctest::Contains("another process is writing"),
+                       std::runtime_error);
 }
