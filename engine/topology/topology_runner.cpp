@@ -107,7 +107,8 @@ json run_topology(Device& device, const TopologyOptions& options, const std::ato
       continue;
     }
     // Resuming: a step that completed is kept, its findings folded in again (later
-    // steps are sized as before); one that was unsupported or failed stays so.
+    // steps are sized as before); one the device does not support stays so; one that
+    // failed (a full disk, say) continues its bundle like one that was interrupted.
     const json* before = resumed ? resumed->step(step.id) : nullptr;
     const std::string before_status = before != nullptr ? before->value("status", std::string()) : std::string();
     if (before_status == "complete") {
@@ -117,13 +118,12 @@ json run_topology(Device& device, const TopologyOptions& options, const std::ato
         continue;
       }
     }
-    if (before_status == "failed" || before_status == "unsupported") {
-      if (before_status == "unsupported" && !step.cache.empty())
-        measured.cache(step.cache).unsupported = before->value("error", std::string("unsupported"));
+    if (before_status == "unsupported") {
+      if (!step.cache.empty()) measured.cache(step.cache).unsupported = before->value("error", std::string("unsupported"));
       result["experiments"].push_back(*before);
       continue;
     }
-    // A step that was running or interrupted (or completed without its findings) continues its bundle.
+    // A step that was running, interrupted or failed (or completed without its findings) continues its bundle.
     std::string resume_bundle;
     if (before != nullptr && before->contains("bundle") && before_status != "skipped")
       resume_bundle = (fs::path(options.out_dir) / before->value("bundle", std::string())).string();

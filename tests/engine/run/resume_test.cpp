@@ -149,3 +149,22 @@ TEST_CASE("plan_resume replays the recorded --set and --max-points") {
   CHECK(plan.load.overrides[1].key == "array.size");
   CHECK(plan.load.overrides[1].value == "2KiB");
 }
+
+TEST_CASE("a run that fails on a full disk keeps its record and resumes to the uninterrupted result") {
+  TempDir dir;
+  const std::string spec = dir.write("long.yaml", kLongSpec);
+  REQUIRE(run_dissect("run --device sim:fermi-gtx560ti --quiet --out " + dir.file("whole") + " " + spec).status == 0);
+  // A file-size limit stands in for a full disk: writes past 2 MiB fail (EFBIG, like ENOSPC).
+  const auto full = dissect::test::run_command("bash -c \"trap '' XFSZ; ulimit -f 2048; '" + std::string(DISSECT_BINARY) +
+                                               "' run --device sim:fermi-gtx560ti --quiet --out " + dir.file("o") +
+                                               " " + spec + "\"");
+  CHECK(full.status == 1);
+  CHECK(full.output.find("write failed: File too large") != std::string::npos);
+  const auto h = header_of(dir.file("o/long"));
+  CHECK(h["status"] == "failed");  // the record says how it ended
+  CHECK(h["points_completed"].get<int>() < 256);
+  const auto r = run_dissect("run --resume " + dir.file("o/long") + " --quiet");
+  CHECK(r.status == 0);
+  CHECK(read_file(dir.file("o/long/points.csv")) == read_file(dir.file("whole/long/points.csv")));
+  CHECK(read_file(dir.file("o/long/trace.csv")) == read_file(dir.file("whole/long/trace.csv")));
+}

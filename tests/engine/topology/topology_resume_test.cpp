@@ -76,6 +76,9 @@ TEST_CASE("a killed topology resumes to the uninterrupted result; steps done are
   CHECK(before["status"] == "running");  // killed: recognisably not finished
   REQUIRE(before["experiments"].size() < topology_of(dir.file("whole"))["experiments"].size());
   const auto kept = fs::last_write_time(cut + "/topology_l1_latency/points.csv");
+  // Recognised as killed where it is read.
+  const auto rep = run_dissect("report " + cut + " --out " + dir.file("rep") + " --no-render");
+  CHECK(rep.output.find("says 'running' but no process is writing it: the topology was killed") != std::string::npos);
 
   const auto r = run_dissect("topology --resume " + cut + " --quiet --no-report");
   CAPTURE(r.output);
