@@ -1,7 +1,8 @@
 # dissect: build, test and batch runs.
 #
 #   make            install missing packages, build, run the main job
-#   make test       install missing packages, build, run the whole CPU test suite
+#   make test       install missing packages, build, run the whole CPU test suite, then
+#                   the fuzz targets for FUZZ_SECONDS each (scripts/fuzz.sh)
 #   make gpu-test   the GPU-only tests (on a machine with an NVIDIA GPU)
 #   make validate   check every spec of the library
 #
@@ -40,8 +41,11 @@ main: build
 validate: build
 	$(DISSECT) validate specs/
 
+# The fuzz targets (fuzz/, libFuzzer with clang) run FUZZ_SECONDS each after the suite.
+FUZZ_SECONDS ?= 60
 test: build
 	ctest --test-dir $(BUILD) -L cpu --output-on-failure
+	scripts/fuzz.sh $(FUZZ_SECONDS)
 
 gpu-test: build
 	ctest --test-dir $(BUILD) -L gpu --output-on-failure

@@ -5,7 +5,7 @@
 set -euo pipefail
 
 packages=(cmake make g++ pkg-config libyaml-cpp-dev libboost-program-options-dev doctest-dev
-          nlohmann-json3-dev libfmt-dev gnuplot-nox)
+          nlohmann-json3-dev libfmt-dev gnuplot-nox clang libclang-rt-dev)
 
 missing=()
 for p in "${packages[@]}"; do

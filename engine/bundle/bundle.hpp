@@ -15,6 +15,8 @@
 #include <functional>
 #include <future>
 #include <mutex>
+#include <optional>
+#include <set>
 #include <map>
 #include <memory>
 #include <span>
@@ -25,6 +27,7 @@
 #include <nlohmann/json.hpp>
 
 #include "engine/bundle/bundle_rows.hpp"
+#include "engine/core/directory_lock.hpp"
 #include "engine/device/device.hpp"
 #include "engine/spec/point_params.hpp"
 #include "engine/spec/spec.hpp"
@@ -50,6 +53,14 @@ class BundleWriter {
     std::function<nlohmann::json()> make;
   };
   BundleWriter(std::string dir, DeferredHeader header);
+  // Reopens a bundle a run left unfinished (dissect run --resume): its committed
+  // points stay; trace.csv and points.csv are cut back to them (samples of a point
+  // that was never committed, a torn last row), and bundle.json says "running"
+  // again, with `resumption` appended to its "resumed" list. Throws
+  // std::runtime_error when another process writes the bundle or its files are
+  // missing.
+  struct Resume {};
+  BundleWriter(std::string dir, Resume, nlohmann::json resumption);  // resumption: {at, argv}
   ~BundleWriter();
   BundleWriter(const BundleWriter&) = delete;
   BundleWriter& operator=(const BundleWriter&) = delete;
@@ -79,9 +90,13 @@ class BundleWriter {
 
   [[nodiscard]] const std::string& dir() const { return dir_; }
   [[nodiscard]] std::size_t points_written() const { return points_written_; }
+  // Ids of the points committed before a resumption (empty for a fresh bundle).
+  [[nodiscard]] const std::set<std::size_t>& committed_before() const { return committed_before_; }
+  [[nodiscard]] const nlohmann::json& header() const { return header_; }
 
  private:
   void check_fresh() const;
+  void lock();
   void open_files();
   void init_header(nlohmann::json header);
   void await_header();
@@ -98,10 +113,12 @@ class BundleWriter {
   // Frees what storing the last batch used up (retired_traces_, retired_rows_).
   void release_retired();
   std::string dir_;
+  std::optional<DirectoryLock> lock_;  // held for the writer's life
   nlohmann::json header_;
   int trace_fd_ = -1;
   int points_fd_ = -1;
   std::size_t points_written_ = 0;
+  std::set<std::size_t> committed_before_;
   std::vector<std::string> points_columns_;
   TraceSet* retained_ = nullptr;
   std::vector<std::pair<PointTrace, std::string>> unretained_;  // stored, with their row, until finish()
@@ -127,14 +144,29 @@ struct Bundle {
   std::string dir;
   nlohmann::json header;  // bundle.json
   TraceSet traces;        // committed points only
+  // Damage found while reading, one line each (which file and line, which point,
+  // what is missing): rows left out, points with fewer samples than points.csv
+  // counts, a header that disagrees with points.csv, a run killed while
+  // "running". Readers print them; nothing is dropped in silence.
+  std::vector<std::string> warnings;
+  // The torn last line of points.csv or trace.csv a killed run can leave (no
+  // newline yet): expected, so not a warning.
+  std::vector<std::string> torn_rows;
+  bool abandoned = false;  // status "running" but no process holds the bundle
 };
 
 // Loads a bundle for offline analysis. Throws std::runtime_error naming the
-// file when something required is missing or malformed.
+// file when something required is missing or malformed (bundle.json with wrong
+// types, no points.csv or trace.csv, a header without point_id); damage that
+// leaves the rest usable goes to Bundle::warnings.
 Bundle read_bundle(const std::string& dir);
 
-// Picks a fresh directory name under `parent` for a spec: parent/name, then
-// parent/name-2, ... never an existing one (results are never overwritten).
-std::string fresh_bundle_dir(const std::string& parent, const std::string& name);
+// Claims a fresh bundle directory under `parent` (created when missing) for a
+// spec: creates parent/name, else parent/name-2, ... with mkdir, which fails for
+// an existing directory, so two runs never share one (results are never
+// overwritten, concurrent runs into one --out get distinct bundles). Returns the
+// created, empty directory. Throws RunError for a name that is no directory name
+// (name_problem) or a parent that cannot be written, naming the system's reason.
+std::string claim_bundle_dir(const std::string& parent, const std::string& name);
 
 }  // namespace dissect

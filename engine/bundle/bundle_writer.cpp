@@ -1,4 +1,5 @@
 #include <fcntl.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include <algorithm>
@@ -6,14 +7,17 @@
 #include <cerrno>
 #include <cstring>
 #include <filesystem>
+#include <fstream>
 #include <stdexcept>
 
 #include "engine/bundle/bundle.hpp"
 #include "engine/bundle/bundle_rows.hpp"
 #include "engine/core/background_worker.hpp"
 #include "engine/core/csv.hpp"
+#include "engine/core/directory_lock.hpp"
 #include "engine/core/files.hpp"
 #include "engine/core/timeline.hpp"
+#include "engine/spec/identifier.hpp"
 
 namespace dissect {
 namespace fs = std::filesystem;
@@ -25,6 +29,9 @@ namespace {
 // the CPU's caches. (Formatting on several threads was tried: starting threads and
 // their memory arenas cost more than they saved, even for 128 x 4096 samples.)
 constexpr std::size_t kChunkBytes = 1u << 20;
+
+// name, name-2, ... name-N: beyond this a directory is surely a script gone astray.
+constexpr int kMaxBundleSuffix = 100000;
 
 int open_append(const std::string& path) {
   const int fd = ::open(path.c_str(), O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0644);
@@ -40,22 +47,33 @@ std::string safe_name(const std::string& name) {
 
 }  // namespace
 
-std::string fresh_bundle_dir(const std::string& parent, const std::string& name) {
+std::string claim_bundle_dir(const std::string& parent, const std::string& name) {
+  if (const auto why = name_problem(name)) throw RunError("bundle name '" + name + "' " + *why);
+  std::error_code ec;
+  fs::create_directories(parent, ec);
+  if (ec) throw RunError(parent + ": cannot create the output directory: " + ec.message());
   const std::string base = (fs::path(parent) / safe_name(name)).string();
-  if (!fs::exists(base)) return base;
-  for (int i = 2;; ++i) {
-    const std::string candidate = base + "-" + std::to_string(i);
-    if (!fs::exists(candidate)) return candidate;
+  // mkdir is the claim: it fails with EEXIST for every other run's directory, so
+  // concurrent runs of one spec into one --out each get their own bundle.
+  for (int i = 1; i <= kMaxBundleSuffix; ++i) {
+    const std::string candidate = i == 1 ? base : base + "-" + std::to_string(i);
+    if (::mkdir(candidate.c_str(), 0755) == 0) return candidate;
+    if (errno != EEXIST)
+      throw RunError(candidate + ": cannot create the bundle directory: " + std::strerror(errno));
   }
+  throw RunError(base + ": " + std::to_string(kMaxBundleSuffix) + " bundles of this name exist already");
 }
 
 BundleWriter::BundleWriter(std::string dir, nlohmann::json header) : dir_(std::move(dir)) {
+  check_fresh();
+  lock();
   open_files();
   init_header(std::move(header));
 }
 
 BundleWriter::BundleWriter(std::string dir, DeferredHeader header) : dir_(std::move(dir)) {
   check_fresh();
+  lock();
   header_written_ = background::run([this, make = std::move(header.make)] {
     timeline::mark("bundle: opening");
     open_files();
@@ -64,10 +82,87 @@ BundleWriter::BundleWriter(std::string dir, DeferredHeader header) : dir_(std::m
   });
 }
 
+BundleWriter::BundleWriter(std::string dir, Resume, nlohmann::json resumption) : dir_(std::move(dir)) {
+  if (!fs::is_directory(dir_)) throw std::runtime_error(dir_ + ": not a bundle directory");
+  lock_ = DirectoryLock::try_acquire(dir_);
+  if (!lock_) throw std::runtime_error(dir_ + ": another process is writing this bundle");
+  const fs::path root(dir_);
+  header_ = nlohmann::json::parse(read_text_file((root / "bundle.json").string()));
+  // points.csv: every newline-terminated row commits a point; a torn last row goes.
+  const std::string points_path = (root / "points.csv").string();
+  {
+    std::ifstream in(points_path, std::ios::binary);
+    if (!in) throw std::runtime_error(points_path + ": missing");
+    std::string line;
+    std::uint64_t keep = 0;
+    std::size_t id_col = 0;
+    while (std::getline(in, line)) {
+      if (in.eof()) break;  // no newline: torn
+      const auto fields = split_csv_line(line);
+      if (points_columns_.empty()) {
+        points_columns_ = fields;
+        id_col = static_cast<std::size_t>(std::find(fields.begin(), fields.end(), "point_id") - fields.begin());
+        if (id_col == fields.size()) throw std::runtime_error(points_path + ":1: header has no point_id column");
+      } else {
+        std::size_t id = 0;
+        if (fields.size() != points_columns_.size() ||
+            std::from_chars(fields[id_col].data(), fields[id_col].data() + fields[id_col].size(), id).ec != std::errc{})
+          throw std::runtime_error(points_path + ": a damaged row (" + line.substr(0, 40) + "...): not resumable");
+        committed_before_.insert(id);
+      }
+      keep += line.size() + 1;
+    }
+    fs::resize_file(points_path, keep);
+  }
+  // trace.csv: rows of committed points precede those of a batch never committed.
+  const std::string trace_path = (root / "trace.csv").string();
+  {
+    std::ifstream in(trace_path, std::ios::binary);
+    if (!in) throw std::runtime_error(trace_path + ": missing");
+    std::string line;
+    std::uint64_t offset = 0, keep = 0;
+    bool header_line = true;
+    while (std::getline(in, line)) {
+      if (in.eof()) break;
+      offset += line.size() + 1;
+      std::size_t id = 0;
+      const auto comma = line.find(',');
+      if (header_line ||
+          (std::from_chars(line.data(), line.data() + std::min(comma, line.size()), id).ec == std::errc{} &&
+           committed_before_.count(id) != 0))
+        keep = offset;
+      header_line = false;
+    }
+    if (keep == 0) throw std::runtime_error(trace_path + ": no header: not resumable");
+    fs::resize_file(trace_path, keep);
+  }
+  trace_fd_ = open_append(trace_path);
+  points_fd_ = open_append(points_path);
+  points_written_ = committed_before_.size();
+  header_["status"] = "running";
+  header_.erase("finished");
+  header_.erase("error");
+  if (!header_.contains("resumed") || !header_["resumed"].is_array()) header_["resumed"] = nlohmann::json::array();
+  header_["resumed"].push_back(std::move(resumption));
+  write_header();
+}
+
 void BundleWriter::check_fresh() const {
   std::error_code ec;
-  if (fs::exists(dir_) && !fs::is_empty(dir_, ec))
-    throw std::runtime_error(dir_ + ": bundle directory exists and is not empty (results are never overwritten)");
+  if (!fs::exists(dir_, ec)) return;
+  for (const auto& entry : fs::directory_iterator(dir_, ec))
+    if (entry.path().filename() != kLockFileName || lock_ == std::nullopt)
+      throw std::runtime_error(dir_ + ": bundle directory exists and is not empty (results are never overwritten)");
+}
+
+void BundleWriter::lock() {
+  std::error_code ec;
+  fs::create_directories(dir_, ec);
+  if (ec) throw std::runtime_error(dir_ + ": cannot create bundle directory: " + ec.message());
+  // Held while this process writes the bundle: a reader that finds "running" and
+  // the lock free knows the run was killed (engine/core/directory_lock.hpp).
+  lock_ = DirectoryLock::try_acquire(dir_);
+  if (!lock_) throw std::runtime_error(dir_ + ": another process is writing this bundle");
 }
 
 void BundleWriter::open_files() {

@@ -60,6 +60,14 @@ int cmd_analyze(const Args& args) {
     } else {
       const Bundle b = read_bundle(bundle);
       traces = b.traces;
+      // Damage is said, with what the analysis then uses.
+      for (const auto& w : b.warnings) std::cerr << "dissect analyze: " << bundle << ": warning: " << w << "\n";
+      if (!b.warnings.empty()) {
+        std::size_t samples = 0;
+        for (const auto& p : traces.points) samples += p.samples.size();
+        std::cerr << "dissect analyze: " << bundle << ": analysing " << traces.points.size() << " points, " << samples
+                  << " samples\n";
+      }
       if (names.empty() && b.header.contains("spec") && b.header["spec"].contains("text")) {
         try {
           const Spec s = load_spec_text(b.header["spec"]["text"].get<std::string>(),

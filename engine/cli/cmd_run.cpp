@@ -3,6 +3,7 @@
 #include <boost/program_options.hpp>
 #include <csignal>
 #include <iostream>
+#include <optional>
 
 #include "engine/bundle/bundle.hpp"
 #include "engine/cli/cli.hpp"
@@ -10,6 +11,8 @@
 #include "engine/core/background_worker.hpp"
 #include "engine/core/timeline.hpp"
 #include "engine/device/device.hpp"
+#include "engine/run/device_memory_check.hpp"
+#include "engine/run/resume.hpp"
 #include "engine/run/runner.hpp"
 #include "engine/spec/units.hpp"
 
@@ -21,11 +24,18 @@ namespace {
 std::atomic<bool> g_stop{false};
 
 extern "C" void on_interrupt(int) {
-  // First Ctrl-C: finish the point in hand and close the bundle. A second one
-  // kills the process the usual way.
+  // First Ctrl-C (or SIGTERM, SIGHUP): finish the point in hand and close the
+  // bundle. A second one kills the process the usual way.
   g_stop.store(true);
   std::signal(SIGINT, SIG_DFL);
   std::signal(SIGTERM, SIG_DFL);
+  std::signal(SIGHUP, SIG_DFL);
+}
+
+void install_stop_handlers() {
+  std::signal(SIGINT, on_interrupt);
+  std::signal(SIGTERM, on_interrupt);
+  std::signal(SIGHUP, on_interrupt);
 }
 
 void print_point(const Point& p) {
@@ -39,18 +49,87 @@ void print_point(const Point& p) {
             << " threads=" << e.layout.threads << "x" << e.layout.blocks << " carveout=" << e.carveout << "]\n";
 }
 
+// Prints how a spec's run went; returns its exit status (0, 1 or 130).
+int report_outcome(const Spec& spec, const RunOutcome& r) {
+  int status = kExitOk;
+  std::cout << spec.path << ": " << r.status << ", " << r.points_done << "/" << r.points_total << " points -> "
+            << r.bundle_dir << "\n";
+  char timing[200];
+  std::snprintf(timing, sizeof timing, "  wall %.1f ms, kernels %.1f ms, compile %.1f ms, %zu launches\n", r.wall_ms,
+                r.timings.kernel_ms, r.timings.compile_ms, r.timings.launches);
+  std::cout << timing;
+  if (r.status == "failed") {
+    std::cerr << "dissect run: " << spec.path << ": " << r.error << "\n";
+    status = kExitFailure;
+  }
+  if (!r.findings.empty()) print_findings(r.findings, false);
+  for (const auto& x : r.expectations) {
+    std::cout << "  expect " << x.message << "\n";
+    if (x.outcome != ExpectationResult::Outcome::pass) status = std::max(status, kExitFailure);
+  }
+  if (r.status == "interrupted") {
+    std::cerr << "dissect run: interrupted; " << r.points_done << " completed points are in " << r.bundle_dir
+              << " (continue with: dissect run --resume " << r.bundle_dir << ")\n";
+    return kExitInterrupted;
+  }
+  return status;
+}
+
+// dissect run --resume BUNDLE: the same spec, device and dissect, the points the bundle lacks.
+int resume_run(const std::string& dir, const std::string& device_sel, const RunOptions& base_options) {
+  ResumePlan plan;
+  std::optional<Spec> spec;
+  try {
+    plan = plan_resume(dir);
+    if (plan.complete) {
+      std::cout << dir << ": complete: nothing to resume\n";
+      return kExitOk;
+    }
+    spec = load_spec(plan.spec_path, plan.load);
+    check_resume_spec(plan, *spec);
+  } catch (const SpecError& e) {
+    std::cerr << e.diagnostics().str() << "dissect run: --resume " << dir << ": the bundle's spec is not valid here\n";
+    return kExitInvalid;
+  } catch (const RunError& e) {
+    std::cerr << "dissect run: --resume: " << e.what() << "\n";
+    return kExitFailure;
+  }
+  background::warm_up();
+  std::unique_ptr<Device> device;
+  try {
+    device = open_device(device_sel.empty() ? plan.device_selector : device_sel, spec->expanded);
+    check_resume_device(plan, *device);
+    check_points_fit_device(*spec, spec->expanded, *device);
+  } catch (const RunError& e) {
+    std::cerr << "dissect run: --resume: " << e.what() << "\n";
+    return kExitFailure;
+  }
+  install_stop_handlers();
+  RunOptions ro = base_options;
+  ro.resume_dir = dir;
+  RunOutcome r;
+  try {
+    r = run_spec(*spec, *device, ro, g_stop);
+  } catch (const RunError& e) {
+    std::cerr << "dissect run: " << e.what() << "\n";
+    return kExitFailure;
+  }
+  return report_outcome(*spec, r);
+}
+
 }  // namespace
 
 int cmd_run(const Args& args, const std::vector<std::string>& full_argv) {
   po::options_description opts(
-      "Usage: dissect run SPEC... [options]\n\n"
+      "Usage: dissect run SPEC... [options]\n"
+      "       dissect run --resume BUNDLE [--device D]\n\n"
       "Runs each spec into a result bundle (one directory per spec under --out), then runs\n"
       "the analyzers the spec names and checks its expectations. All specs are validated\n"
-      "before anything runs. Ctrl-C stops after the point in hand; the bundle keeps every\n"
-      "completed point.\n\nOptions");
+      "before anything runs. Ctrl-C (SIGINT, SIGTERM, SIGHUP) stops the point in hand; the\n"
+      "bundle keeps every completed point, and --resume continues it (or a killed run's).\n\nOptions");
   std::vector<std::string> specs, sets;
-  std::string device_sel, out_dir, arch_text;
-  std::uint64_t max_points = 0;
+  std::string device_sel, out_dir, arch_text, resume_dir;
+  std::int64_t max_points = 0;  // signed: "-1" must be refused, not wrap to 2^64-1
   opts.add_options()("help,h", "this text")(
       "device,d", po::value(&device_sel),
       "device: a CUDA ordinal (0, 1, ...) or sim:<profile> (see 'dissect list devices'); default: GPU 0")(
@@ -62,7 +141,10 @@ int cmd_run(const Args& args, const std::vector<std::string>& full_argv) {
       "no-analyze", "do not run the spec's analyzers after the run")(
       "arch", po::value(&arch_text),
       "with --dry-run: architecture of the printed kernels, e.g. sm_80 (default: the GPU's, else sm_90)")(
-      "quiet,q", "no progress on stderr");
+      "quiet,q", "no progress on stderr")(
+      "resume", po::value(&resume_dir),
+      "continue the bundle BUNDLE of an interrupted or killed run: its completed points are kept, the rest "
+      "measured; refused when its spec (file, includes, --set), device or dissect version differ. No SPEC.");
   add_run_setting_options(opts);
   po::options_description hidden;
   hidden.add_options()("spec", po::value(&specs)->composing());
@@ -73,12 +155,27 @@ int cmd_run(const Args& args, const std::vector<std::string>& full_argv) {
   po::variables_map vm;
   if (const auto done = parse_options("run", args, opts, vm, &all, &pos)) return *done;
   if (const auto bad = apply_run_setting_options("run", vm)) return *bad;
+  if (!resume_dir.empty()) {
+    if (!specs.empty() || !sets.empty() || vm.count("max-points") != 0 || vm.count("dry-run") != 0) {
+      std::cerr << "dissect run: --resume takes the spec, --set and --max-points the bundle recorded; give none\n";
+      return kExitInvalid;
+    }
+    RunOptions ro;
+    ro.argv = full_argv;
+    ro.analyze = vm.count("no-analyze") == 0;
+    ro.progress = vm.count("quiet") == 0 && ::isatty(2) != 0;
+    return resume_run(resume_dir, device_sel, ro);
+  }
   if (specs.empty()) {
     std::cerr << "dissect run: name at least one spec file\n" << opts << "\n";
     return kExitInvalid;
   }
+  if (vm.count("max-points") != 0 && max_points <= 0) {
+    std::cerr << "dissect run: --max-points " << max_points << ": expected a whole number above zero\n";
+    return kExitInvalid;
+  }
   LoadOptions load;
-  load.max_points = max_points;
+  load.max_points = static_cast<std::uint64_t>(max_points);
   try {
     for (const auto& s : sets) {
       auto [k, v] = split_assignment(s, "--set");
@@ -139,8 +236,15 @@ int cmd_run(const Args& args, const std::vector<std::string>& full_argv) {
     return kExitFailure;
   }
 
-  std::signal(SIGINT, on_interrupt);
-  std::signal(SIGTERM, on_interrupt);
+  // Arrays beyond the device's memory are invalid input for this device: refused before anything runs.
+  try {
+    for (const auto& spec : loaded) check_points_fit_device(spec, spec.expanded, *device);
+  } catch (const SpecError& e) {
+    std::cerr << e.diagnostics().str();
+    return kExitInvalid;
+  }
+
+  install_stop_handlers();
   RunOptions ro;
   ro.out_parent = out_dir;
   ro.argv = full_argv;
@@ -161,26 +265,9 @@ int cmd_run(const Args& args, const std::vector<std::string>& full_argv) {
       status = kExitFailure;
       continue;
     }
-    std::cout << spec.path << ": " << r.status << ", " << r.points_done << "/" << r.points_total << " points -> "
-              << r.bundle_dir << "\n";
-    char timing[200];
-    std::snprintf(timing, sizeof timing, "  wall %.1f ms, kernels %.1f ms, compile %.1f ms, %zu launches\n", r.wall_ms,
-                  r.timings.kernel_ms, r.timings.compile_ms, r.timings.launches);
-    std::cout << timing;
-    if (r.status == "failed") {
-      std::cerr << "dissect run: " << spec.path << ": " << r.error << "\n";
-      status = kExitFailure;
-    }
-    if (!r.findings.empty()) print_findings(r.findings, false);
-    for (const auto& x : r.expectations) {
-      std::cout << "  expect " << x.message << "\n";
-      if (x.outcome != ExpectationResult::Outcome::pass) status = std::max(status, kExitFailure);
-    }
-    if (r.status == "interrupted") {
-      std::cerr << "dissect run: interrupted; " << r.points_done << " completed points are in " << r.bundle_dir
-                << "\n";
-      return kExitInterrupted;
-    }
+    const int spec_status = report_outcome(spec, r);
+    if (spec_status == kExitInterrupted) return kExitInterrupted;
+    status = std::max(status, spec_status);
   }
   return status;
 }

@@ -8,6 +8,7 @@
 #include "engine/cli/cli.hpp"
 #include "engine/cli/parse_options.hpp"
 #include "engine/core/background_worker.hpp"
+#include "engine/core/files.hpp"
 #include "engine/device/device.hpp"
 #include "engine/topology/topology_report.hpp"
 #include "engine/topology/topology_runner.hpp"
@@ -19,8 +20,11 @@ namespace po = boost::program_options;
 namespace {
 std::atomic<bool> g_topology_stop{false};
 extern "C" void on_topology_interrupt(int) {
+  // Finish the step in hand and write topology.json; a second signal kills.
   g_topology_stop.store(true);
   std::signal(SIGINT, SIG_DFL);
+  std::signal(SIGTERM, SIG_DFL);
+  std::signal(SIGHUP, SIG_DFL);
 }
 // The modern simulated profile the command falls back to without a GPU.
 constexpr const char* kFallbackProfile = "sim:h100-sxm";
@@ -38,8 +42,10 @@ int cmd_topology(const Args& args, const std::vector<std::string>& full_argv) {
       "per experiment under <out>, and the report <out>/report/report.md: the table, then each\n"
       "experiment with its findings and plots (gnuplot SVG/PNG; without gnuplot the plot data\n"
       "and scripts, to render later with 'dissect report <out>'). Without --device: GPU 0 if\n"
-      "there is one, else the simulated H100-like profile (said on the first line).\n\nOptions");
-  std::string device_sel, out_dir;
+      "there is one, else the simulated H100-like profile (said on the first line).\n"
+      "One topology at a time writes <out> (a second one fails at once). Ctrl-C, SIGTERM or\n"
+      "SIGHUP stops after the step in hand; topology.json says 'running' while it runs.\n\nOptions");
+  std::string device_sel, out_dir, resume_dir;
   std::vector<std::string> only;
   opts.add_options()("help,h", "this text")("device,d", po::value(&device_sel),
                                             "a CUDA ordinal or sim:<profile> ('dissect list devices')")(
@@ -48,11 +54,35 @@ int cmd_topology(const Args& args, const std::vector<std::string>& full_argv) {
       "fast", "skip the slow experiments (bandwidth); what CI runs on simulated GPUs")(
       "only", po::value(&only)->composing(), "run only this step (repeatable; see topology.json's experiment ids)")(
       "no-report", "write no report (topology.json and bundles only)")(
+      "resume", po::value(&resume_dir),
+      "continue the interrupted or killed topology in DIR (its mode and steps): completed steps are kept, a step "
+      "that was running continues its bundle, the rest run; refused for another device or dissect version")(
       "quiet,q", "no progress on stderr");
   add_run_setting_options(opts);
   po::variables_map vm;
   if (const auto done = parse_options("topology", args, opts, vm)) return *done;
   if (const auto bad = apply_run_setting_options("topology", vm)) return *bad;
+  if (!resume_dir.empty()) {
+    if (!vm["out"].defaulted() || vm.count("fast") != 0 || !only.empty()) {
+      std::cerr << "dissect topology: --resume DIR takes its output directory, mode and steps from DIR\n";
+      return kExitInvalid;
+    }
+    out_dir = resume_dir;
+    // The device it ran on, unless another is named (which the resumption then refuses).
+    if (device_sel.empty()) try {
+        device_sel = nlohmann::json::parse(read_text_file(out_dir + "/topology.json")).value("selector", std::string());
+      } catch (const std::exception&) {
+        // No readable topology.json: run_topology says so.
+      }
+  }
+  // Before anything else: a second topology into the same directory fails at once.
+  std::optional<DirectoryLock> lock;
+  try {
+    lock = lock_topology_dir(out_dir);
+  } catch (const RunError& e) {
+    std::cerr << "dissect topology: " << e.what() << "\n";
+    return kExitFailure;
+  }
   background::warm_up();  // the bundles' worker thread starts while the device opens
   std::unique_ptr<Device> device;
   std::string note;
@@ -77,13 +107,22 @@ int cmd_topology(const Args& args, const std::vector<std::string>& full_argv) {
   else if (!json_out) std::cout << "mapping " << device->selector() << "\n";
 
   std::signal(SIGINT, on_topology_interrupt);
+  std::signal(SIGTERM, on_topology_interrupt);
+  std::signal(SIGHUP, on_topology_interrupt);
   TopologyOptions o;
   o.out_dir = out_dir;
   o.fast = vm.count("fast") != 0;
   o.progress = vm.count("quiet") == 0 && ::isatty(2) != 0;
   o.argv = full_argv;
   o.only = only;
-  const auto result = run_topology(*device, o, g_topology_stop);
+  o.resume = !resume_dir.empty();
+  nlohmann::json result;
+  try {
+    result = run_topology(*device, o, g_topology_stop);
+  } catch (const RunError& e) {
+    std::cerr << "dissect topology: " << (o.resume ? "--resume: " : "") << e.what() << "\n";
+    return kExitFailure;
+  }
   if (json_out) std::cout << result.dump(2) << "\n";
   else std::cout << topology_table(result) << "\nwritten: " << out_dir << "/topology.json\n";
   // The report comes after the measurements (its time is not part of the

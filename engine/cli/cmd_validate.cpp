@@ -19,7 +19,7 @@ int cmd_validate(const Args& args) {
       "(files with a 'dissect_profile' key) are checked as profiles. Errors are printed as\n"
       "file:line:col: message; the exit status is then 2. Nothing is written.\n\nOptions");
   std::vector<std::string> specs, sets;
-  std::uint64_t max_points = 0;
+  std::int64_t max_points = 0;  // signed: "-1" must be refused, not wrap to 2^64-1
   opts.add_options()("help,h", "this text")(
       "set", po::value(&sets)->composing(), "override a field for every spec: key=value (repeatable)")(
       "max-points", po::value(&max_points), "sweep point limit (default: the spec's max_points, else 100000)");
@@ -35,8 +35,12 @@ int cmd_validate(const Args& args) {
     std::cerr << "dissect validate: name at least one spec file or directory\n" << opts << "\n";
     return kExitInvalid;
   }
+  if (vm.count("max-points") != 0 && max_points <= 0) {
+    std::cerr << "dissect validate: --max-points " << max_points << ": expected a whole number above zero\n";
+    return kExitInvalid;
+  }
   LoadOptions load;
-  load.max_points = max_points;
+  load.max_points = static_cast<std::uint64_t>(max_points);
   try {
     for (const auto& s : sets) {
       auto [k, v] = split_assignment(s, "--set");

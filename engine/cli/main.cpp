@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "engine/cli/cli.hpp"
+#include "engine/core/diagnostics.hpp"
 #include "engine/core/paths.hpp"
 
 namespace {
@@ -38,8 +39,9 @@ Options:
 Exit status:
   0    success
   1    a run failed, or a spec's expectation did not hold
-  2    invalid spec, trace, bundle or command line (file:line:col: message)
-  130  interrupted (Ctrl-C); completed points stay in the bundle
+  2    invalid spec, trace, bundle, device profile or command line (file:line:col: message)
+  130  interrupted (Ctrl-C, SIGTERM, SIGHUP); completed points stay in the bundle
+       ('dissect run --resume BUNDLE' continues it)
 
 Environment:
   DISSECT_TEMPLATES, DISSECT_SPECS
@@ -86,6 +88,10 @@ int main(int argc, char** argv) {
     if (verb == "export") return cmd_export(args);
     if (verb == "compare") return cmd_compare(args);
     std::cerr << "dissect: unknown command '" << verb << "'\n\n" << kUsage;
+    return kExitInvalid;
+  } catch (const dissect::SpecError& e) {
+    // Invalid input found below a verb (a device profile opened by --device): exit 2 like every spec error.
+    std::cerr << e.diagnostics().str();
     return kExitInvalid;
   } catch (const std::exception& e) {
     std::cerr << "dissect " << verb << ": " << e.what() << "\n";

@@ -25,6 +25,27 @@ std::optional<std::string> read_if_exists(const fs::path& p) {
   return ss.str();
 }
 
+// What an entry's .json stores of its files: a truncated, emptied or foreign
+// CUBIN or PTX (a full disk, a crash of another writer, a bad sector, a user)
+// does not match and is compiled again instead of crashing a kernel load.
+std::string checksum(std::string_view content) { return ContentHash().field(content).hex(); }
+
+// The entry's metadata when it parses and names its checksums.
+std::optional<nlohmann::json> read_meta(const std::string& base) {
+  auto text = read_if_exists(base + ".json");
+  if (!text) return std::nullopt;
+  try {
+    auto meta = nlohmann::json::parse(*text);
+    if (!meta.is_object() || !meta.contains("arch") || !meta["arch"].is_string() ||
+        !meta.value("cubin_checksum", nlohmann::json()).is_string() ||
+        !meta.value("ptx_checksum", nlohmann::json()).is_string())
+      return std::nullopt;
+    return meta;
+  } catch (const std::exception&) {
+    return std::nullopt;
+  }
+}
+
 }  // namespace
 
 CompileCache::CompileCache(std::string dir) : dir_(dir.empty() ? (fs::path(cache_dir()) / "kernels").string() : dir) {
@@ -40,18 +61,14 @@ std::string CompileCache::key(const std::string& source, int arch, bool cubin) {
 
 std::optional<CompiledKernel> CompileCache::find(const std::string& key, bool with_text) const {
   if (!enabled_) return std::nullopt;
-  const fs::path base = fs::path(dir_) / key;
-  auto cubin = read_if_exists(base.string() + ".cubin");  // written last: its presence means complete
-  if (!cubin) return std::nullopt;
-  auto meta_text = read_if_exists(base.string() + ".json");
-  if (!meta_text) return std::nullopt;
+  const std::string base = (fs::path(dir_) / key).string();
+  const auto meta = read_meta(base);  // written last: its presence means complete
+  if (!meta) return std::nullopt;
+  auto cubin = read_if_exists(base + ".cubin");
+  if (!cubin || checksum(*cubin) != (*meta)["cubin_checksum"].get<std::string>()) return std::nullopt;
   CompiledKernel k;
-  try {
-    const auto meta = nlohmann::json::parse(*meta_text);
-    k.arch = meta.at("arch").get<std::string>();
-  } catch (const std::exception&) {
-    return std::nullopt;
-  }
+  k.arch = (*meta)["arch"].get<std::string>();
+  k.ptx_checksum = (*meta)["ptx_checksum"].get<std::string>();
   k.cubin = std::move(*cubin);
   k.cache_key = key;
   k.from_cache = true;
@@ -64,7 +81,7 @@ bool CompileCache::load_text(CompiledKernel& k) const {
   if (!k.text_pending) return true;
   const std::string base = (fs::path(dir_) / k.cache_key).string();
   auto ptx = read_if_exists(base + ".ptx");
-  if (!ptx) return false;
+  if (!ptx || checksum(*ptx) != k.ptx_checksum) return false;
   k.ptx = std::move(*ptx);
   k.log = read_if_exists(base + ".log").value_or("");
   k.text_pending = false;
@@ -76,15 +93,21 @@ bool CompileCache::store(const std::string& key, const CompiledKernel& k) const 
   try {
     fs::create_directories(dir_);
     const std::string base = (fs::path(dir_) / key).string();
+    const std::string cubin = k.cubin.empty() ? std::string("ptx-only") : k.cubin;
+    // Each file replaced atomically, the metadata with the checksums last: a reader
+    // sees a complete entry or none, and concurrent writers of one key write the
+    // same bytes (a CUBIN from another writer's half-way state fails its checksum).
     write_file_atomic(base + ".ptx", k.ptx);
     write_file_atomic(base + ".log", k.log);
+    write_file_atomic(base + ".cubin", cubin);
     write_file_atomic(base + ".json", nlohmann::json{{"arch", k.arch},
                                                      {"nvrtc", NvrtcCompiler::version()},
                                                      {"compile_ms", k.compile_ms},
-                                                     {"created", utc_timestamp()}}
+                                                     {"created", utc_timestamp()},
+                                                     {"cubin_checksum", checksum(cubin)},
+                                                     {"ptx_checksum", checksum(k.ptx)}}
                                               .dump(2) +
                                           "\n");
-    write_file_atomic(base + ".cubin", k.cubin.empty() ? std::string("ptx-only") : k.cubin);
     return true;
   } catch (const std::exception&) {
     return false;

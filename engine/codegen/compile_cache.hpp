@@ -2,8 +2,11 @@
 // On-disk cache of compiled kernels under $XDG_CACHE_HOME/dissect/kernels,
 // keyed by a hash of (generated source = template text + parameters, NVRTC
 // version, options incl. the target arch). Entries are written with atomic
-// renames, CUBIN last, so a concurrent run sees a complete entry or none; two
-// runs compiling the same kernel write identical files. The cache is best
+// renames, the metadata (.json, with checksums of the CUBIN and the PTX) last,
+// so a concurrent run sees a complete entry or none; two runs compiling the same
+// kernel write identical files. What is returned is verified: a CUBIN or PTX
+// that does not match its checksum (truncated, emptied, replaced) is a miss, and
+// compile_cached compiles it again and rewrites the entry. The cache is best
 // effort: a read-only or full disk only costs compile time.
 #include <optional>
 #include <string>

@@ -18,6 +18,9 @@ struct CompiledKernel {
   // From the cache without its PTX and log (CompileCache::find with_text = false):
   // CompileCache::load_text reads them when they are needed.
   bool text_pending = false;
+  // The PTX checksum of the cache entry the CUBIN came from: load_text checks the
+  // PTX against the same entry, even when another writer replaced it since.
+  std::string ptx_checksum;
 };
 
 class NvrtcCompiler {

@@ -7,7 +7,7 @@
 
 namespace dissect {
 
-std::vector<std::string> split_csv_line(const std::string& line) {
+std::vector<std::string> split_csv_line(const std::string& line, bool* complete) {
   std::vector<std::string> out;
   std::string cur;
   bool quoted = false;
@@ -34,6 +34,7 @@ std::vector<std::string> split_csv_line(const std::string& line) {
     }
   }
   out.push_back(cur);
+  if (complete != nullptr) *complete = !quoted;
   return out;
 }
 

@@ -8,7 +8,9 @@
 
 namespace dissect {
 
-std::vector<std::string> split_csv_line(const std::string& line);
+// `complete`, when given, is set false for a line that ends inside a quoted
+// field (a torn or damaged row): its fields are what was there.
+std::vector<std::string> split_csv_line(const std::string& line, bool* complete = nullptr);
 std::string csv_field(const std::string& value);  // quotes when needed
 std::string csv_row(const std::vector<std::string>& fields);  // with trailing '\n'
 // The same, appended to `out` (no temporary strings: bundles write many rows).

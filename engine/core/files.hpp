@@ -1,5 +1,6 @@
 #pragma once
 // Small file-system helpers shared by bundles and the compile cache.
+#include <stdexcept>
 #include <string>
 #include <string_view>
 
@@ -7,6 +8,15 @@ namespace dissect {
 
 // Reads a whole file; throws std::runtime_error naming the file on failure.
 std::string read_text_file(const std::string& path);
+// Thrown by read_text_file_bounded for a file that holds more than its limit.
+class FileTooLarge : public std::runtime_error {
+ public:
+  using std::runtime_error::runtime_error;
+};
+// Reads a file of at most `max_bytes`: never more than max_bytes + 1 are read, so
+// a device (/dev/zero) or a huge file costs nothing before it is refused (FileTooLarge).
+// Throws std::runtime_error naming the file and the cause when it cannot be read.
+std::string read_text_file_bounded(const std::string& path, std::size_t max_bytes);
 // Writes `content` to a temporary file in the same directory, then renames it
 // over `path`: readers see the old or the new file, never half of one, and
 // concurrent writers of the same content cannot corrupt it. `durable` also

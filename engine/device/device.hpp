@@ -72,6 +72,9 @@ class Device {
   // Name, kind, properties read at run time (bundle.json "device").
   [[nodiscard]] virtual nlohmann::json describe() const = 0;
   [[nodiscard]] virtual std::string selector() const = 0;  // "0", "sim:fermi-gtx560ti"
+  // The device's memory in bytes (a simulated one: its profile's), 0 when unknown.
+  // A point whose arrays do not fit is refused before anything runs.
+  [[nodiscard]] virtual std::uint64_t memory_bytes() const { return 0; }
   // Runs the points; reports each finished point to the sink. Throws RunError
   // naming the spec, the point and the failing call. Points already reported
   // stay reported.

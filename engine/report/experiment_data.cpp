@@ -9,6 +9,7 @@
 #include <string_view>
 
 #include "engine/core/csv.hpp"
+#include "engine/core/directory_lock.hpp"
 #include "engine/core/files.hpp"
 
 namespace dissect::report {
@@ -217,17 +218,26 @@ ExperimentData load_experiment(const std::string& bundle_dir, const ReportLimits
     }
   }
 
+  if (e.header.value("status", nlohmann::json()) == "running" && !directory_locked(bundle_dir))
+    e.damage.push_back("bundle.json says 'running' but no process is writing the bundle: the run was killed; its "
+                       "committed points are shown (dissect run --resume continues it)");
   // points.csv: the committed points (a torn last row is ignored, as the bundle reader does).
   std::map<std::size_t, std::size_t> index;
+  std::size_t bad_point_rows = 0, bad_trace_rows = 0;
   {
     std::ifstream in(root / "points.csv");
+    if (!in) throw std::runtime_error((root / "points.csv").string() + ": missing (a bundle's points.csv commits its points)");
     std::string line;
     std::vector<std::string> cols;
-    if (in && std::getline(in, line)) cols = split_csv_line(line);
+    if (std::getline(in, line)) cols = split_csv_line(line);
     while (std::getline(in, line)) {
+      const bool torn_possible = in.eof();  // no newline after it: a killed run's last row
       if (line.empty()) continue;
       const auto f = split_csv_line(line);
-      if (f.size() != cols.size()) continue;
+      if (f.size() != cols.size()) {
+        if (!torn_possible) ++bad_point_rows;
+        continue;
+      }
       PointData p;
       for (std::size_t i = 0; i < cols.size(); ++i) p.params[cols[i]] = f[i];
       if (!parse_int(p.text("point_id"), p.point_id)) continue;
@@ -257,10 +267,13 @@ ExperimentData load_experiment(const std::string& bundle_dir, const ReportLimits
     throw std::runtime_error(trace_path + ":1: header lacks point_id, seq or latency");
   std::vector<std::string_view> f;
   while (std::getline(in, line)) {
+    const bool torn_possible = in.eof();
     split_plain(line, f);
-    if (f.size() != cols.size()) continue;  // torn last line
     std::size_t pid = 0;
-    if (!parse_int(f[static_cast<std::size_t>(c_pid)], pid)) continue;
+    if (f.size() != cols.size() || !parse_int(f[static_cast<std::size_t>(c_pid)], pid)) {
+      if (!torn_possible) ++bad_trace_rows;  // else the torn last line of a killed run
+      continue;
+    }
     auto it = index.find(pid);
     if (it == index.end()) continue;  // not committed
     std::uint32_t thread = 0;
@@ -276,6 +289,17 @@ ExperimentData load_experiment(const std::string& bundle_dir, const ReportLimits
                         sm);
   }
   finish_windows(e);
+  if (bad_point_rows > 0)
+    e.damage.push_back("points.csv: " + std::to_string(bad_point_rows) + " malformed rows left out");
+  if (bad_trace_rows > 0)
+    e.damage.push_back("trace.csv: " + std::to_string(bad_trace_rows) + " malformed rows left out");
+  for (const auto& p : e.points) {
+    // Measured samples (discarded passes left out), what points.csv's `samples` counts.
+    std::uint64_t expected = 0;
+    if (parse_int(p.text("samples"), expected) && p.measured < expected)
+      e.damage.push_back("point " + std::to_string(p.point_id) + ": trace.csv holds " + std::to_string(p.measured) +
+                         " measured samples, points.csv counts " + std::to_string(expected) + " (truncated?)");
+  }
   return e;
 }
 

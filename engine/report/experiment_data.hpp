@@ -63,6 +63,10 @@ struct ExperimentData {
   std::uint64_t trace_rows = 0;                           // samples of committed points in trace.csv
   std::size_t window_rows = 0;                            // points with a heatmap window
   ReportLimits limits;
+  // Damage found while reading (as dissect analyze reports it): malformed rows in
+  // the middle of a CSV, points with fewer samples than points.csv counts, a run
+  // killed while "running". The report's warnings name them.
+  std::vector<std::string> damage;
 
   [[nodiscard]] std::string name() const;  // spec name, else the directory name
   [[nodiscard]] std::vector<const PointData*> ok_points() const;

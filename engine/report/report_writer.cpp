@@ -58,6 +58,8 @@ ReportResult write_report(const std::vector<ExperimentData>& experiments, const 
   if (ec) throw std::runtime_error(options.out_dir + ": cannot create report directory: " + ec.message());
 
   ReportResult result;
+  for (const auto& e : experiments)
+    for (const auto& d : e.damage) result.warnings.push_back(e.dir + ": " + d);
   Gnuplot gp;
   if (options.render) {
     gp = find_gnuplot(options.gnuplot);

@@ -12,6 +12,7 @@
 #include "engine/core/stopwatch.hpp"
 #include "engine/core/timeline.hpp"
 #include "engine/run/adaptive_search.hpp"
+#include "engine/run/device_memory_check.hpp"
 
 namespace dissect {
 namespace {
@@ -99,24 +100,48 @@ RunOutcome run_spec(const Spec& spec, Device& device, const RunOptions& options,
   if (!spec.adaptive() && spec.expanded.empty()) decoded = spec.expand();
   const std::vector<Point>& points = spec.expanded.empty() ? decoded : spec.expanded;
   out.points_total = points.size();
+  check_points_fit_device(spec, points, device);  // before a bundle exists
   const double expand_ms = ms_since(t0);
 
   // The header is made and written while the device sets up (BundleWriter).
-  BundleWriter writer(fresh_bundle_dir(options.out_parent, spec.base.name),
-                      BundleWriter::DeferredHeader{[&spec, &device, &options] { return bundle_header(spec, device, options); }});
+  const bool resuming = !options.resume_dir.empty();
+  if (resuming && spec.adaptive())
+    throw RunError(spec.path + ": an adaptive search cannot be resumed (its points depend on every earlier one)");
+  std::unique_ptr<BundleWriter> writer_ptr;
+  try {
+    if (resuming)
+      writer_ptr = std::make_unique<BundleWriter>(
+          options.resume_dir, BundleWriter::Resume{}, nlohmann::json{{"at", utc_timestamp()}, {"argv", options.argv}});
+    else
+      writer_ptr = std::make_unique<BundleWriter>(
+          claim_bundle_dir(options.out_parent, spec.base.name),
+          BundleWriter::DeferredHeader{[&spec, &device, &options] { return bundle_header(spec, device, options); }});
+  } catch (const RunError&) {
+    throw;
+  } catch (const std::exception& e) {
+    throw RunError(e.what());
+  }
+  BundleWriter& writer = *writer_ptr;
   out.bundle_dir = writer.dir();
+  if (options.bundle_opened) options.bundle_opened(out.bundle_dir);
+  // A resumed run measures what the bundle lacks, in the spec's order.
+  std::vector<Point> remaining;
+  if (resuming)
+    for (const Point& p : points)
+      if (writer.committed_before().count(p.id) == 0) remaining.push_back(p);
   // The analyzers get the committed points from memory, as read_bundle would
-  // return them: no reading back of a trace that can be hundreds of MB.
+  // return them: no reading back of a trace that can be hundreds of MB. A resumed
+  // run's earlier points are read back from the bundle after it.
   const bool analyze = options.analyze && !spec.base.analyzers.empty();
   TraceSet retained;
-  if (analyze) writer.retain_traces(&retained);
+  if (analyze && !resuming) writer.retain_traces(&retained);
   const double open_ms = ms_since(t0) - expand_ms;
   BundleSink sink(writer, options.progress, spec.base.name);
   timeline::mark("run_spec: bundle opened");
 
   RunRequest req;
   req.spec = &spec;
-  req.points = points;
+  req.points = resuming ? std::span<const Point>(remaining) : std::span<const Point>(points);
   req.stop = &stop;
   nlohmann::json search_log;
   try {
@@ -161,6 +186,7 @@ RunOutcome run_spec(const Spec& spec, Device& device, const RunOptions& options,
 
   if (analyze && out.points_done > 0) {
     const auto t_analysis = std::chrono::steady_clock::now();
+    if (resuming) retained = read_bundle(writer.dir()).traces;
     out.findings = run_analyzers(retained, requests_from(spec.base.analyzers));
     out.expectations = check_expectations(spec.base.expectations, out.findings);
     nlohmann::json fj = nlohmann::json::array();

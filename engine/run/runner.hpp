@@ -1,6 +1,7 @@
 #pragma once
 // Runs one spec on one device into a fresh bundle, then analyses it.
 #include <atomic>
+#include <functional>
 #include <string>
 #include <vector>
 
@@ -15,6 +16,13 @@ struct RunOptions {
   std::vector<std::string> argv;       // recorded in bundle.json
   bool analyze = true;                 // run the spec's analyzers afterwards
   bool progress = false;               // progress line on stderr
+  // Continue this bundle (dissect run --resume) instead of claiming a fresh one:
+  // its committed points are kept, the spec's other points are measured.
+  // check_resumable() says whether the spec, device and tool allow it.
+  std::string resume_dir;
+  // Called with the bundle's directory once it is claimed (or reopened), before
+  // any point runs: a topology records it, so that a step killed mid-run is resumed.
+  std::function<void(const std::string&)> bundle_opened;
 };
 
 struct RunOutcome {

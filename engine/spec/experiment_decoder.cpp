@@ -8,6 +8,7 @@
 #include <map>
 #include <set>
 
+#include "engine/spec/identifier.hpp"
 #include "engine/spec/units.hpp"
 
 namespace dissect {
@@ -304,7 +305,10 @@ Experiment decode_experiment(const SpecNode& root, Diagnostics& d) {
   }
   MapReader top(&root, "", kTopKeys, d);
 
-  if (auto v = read_string(top, "name", d)) e.name = *v;
+  if (auto v = read_string(top, "name", d)) {
+    e.name = *v;
+    if (const auto why = name_problem(e.name)) d.error(top.get("name")->loc, "name: " + *why);
+  }
   if (auto v = read_string(top, "description", d)) e.description = *v;
   if (auto v = read_string(top, "source", d)) e.source = *v;
   if (const SpecNode* n = top.get("abstract"))

@@ -6,9 +6,11 @@
 #include <fstream>
 #include <map>
 #include <set>
+#include <unordered_map>
 #include <sstream>
 
 #include "engine/spec/experiment_decoder.hpp"
+#include "engine/spec/identifier.hpp"
 #include "engine/spec/point_decoder.hpp"
 #include "engine/spec/units.hpp"
 
@@ -52,8 +54,16 @@ SpecNode resolve_includes(const SpecNode& node, const std::string& file, std::ve
       continue;
     }
     SpecNode sub;
+    std::string sub_text;
     try {
-      sub = load_yaml_file(target_s);
+      sub_text = read_spec_file(target_s);
+    } catch (const SpecError& e) {
+      // Said at the include line: the file itself may be no spec at all (/dev/zero).
+      for (const auto& err : e.diagnostics().errors()) d.error(n->loc, "include: " + err.str());
+      continue;
+    }
+    try {
+      sub = parse_yaml(sub_text, target_s);
     } catch (const SpecError& e) {
       d.merge(e.diagnostics());
       continue;
@@ -173,7 +183,13 @@ Spec finish_loading(Spec spec, const LoadOptions& options, Diagnostics& d) {
 
   // The base experiment is decoded from the tree without the sweep.
   spec.base = decode_experiment(spec.root, d);
-  if (spec.base.name.empty()) spec.base.name = fs::path(spec.path).stem().string();
+  if (spec.base.name.empty()) {
+    // Named after its file: that name must be usable as a directory name too.
+    spec.base.name = fs::path(spec.path).stem().string();
+    if (const auto why = name_problem(spec.base.name))
+      d.error(Location{spec.path, 1, 1}, "the spec has no 'name:' and its file name cannot stand in: the name " +
+                                             *why + "; add a name: line");
+  }
   if (const SpecNode* sw = spec.root.find("sweep")) {
     spec.sweep = parse_sweep(*sw, spec.max_points, d, &spec.sweep_options);
     const std::uint64_t count = spec.point_count();
@@ -237,6 +253,7 @@ std::vector<Point> Spec::expand() const {
     std::uint64_t count = 0;
   };
   std::vector<Failure> failures;
+  std::unordered_map<std::string, std::size_t> failure_of;  // Diagnostic::str() -> index in failures
   std::uint64_t failed = 0;
   // One working tree for all points (engine/spec/point_decoder.hpp), not a copy each.
   PointDecoder decoder(root, base.name);
@@ -258,11 +275,11 @@ std::vector<Point> Spec::expand() const {
       ++failed;
       std::string which;
       for (const auto& v : values) which += (which.empty() ? "" : ", ") + *v.field + "=" + v.value->scalar;
+      // Looked up by hash: thousands of failing points, each with its own message, stay linear.
       for (const auto& err : e.diagnostics().errors()) {
-        auto it = std::find_if(failures.begin(), failures.end(),
-                               [&](const Failure& f) { return f.first.str() == err.str(); });
-        if (it == failures.end()) failures.push_back({err, which, 1});
-        else ++it->count;
+        const auto [it, fresh] = failure_of.try_emplace(err.str(), failures.size());
+        if (fresh) failures.push_back({err, which, 1});
+        else ++failures[it->second].count;
       }
     }
   }
@@ -284,6 +301,7 @@ Spec load_spec_text(const std::string& text, const std::string& name, const Load
   Spec spec;
   spec.path = name;
   spec.text = text;
+  check_spec_text(text, name);
   Diagnostics d;
   SpecNode root = parse_yaml(text, name);  // throws on syntax errors
   std::vector<std::string> chain{name};
@@ -294,14 +312,7 @@ Spec load_spec_text(const std::string& text, const std::string& name, const Load
 }
 
 Spec load_spec(const std::string& path, const LoadOptions& options) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in) {
-    const bool exists = fs::exists(path);
-    throw SpecError(Location{path, 0, 0}, exists ? "cannot read file" : "no such file");
-  }
-  std::ostringstream ss;
-  ss << in.rdbuf();
-  return load_spec_text(ss.str(), path, options);
+  return load_spec_text(read_spec_file(path), path, options);
 }
 
 }  // namespace dissect

@@ -3,9 +3,13 @@
 #include <yaml-cpp/yaml.h>
 
 #include <cctype>
+#include <filesystem>
 #include <fstream>
 #include <set>
 #include <sstream>
+
+#include "engine/core/files.hpp"
+#include "engine/core/utf8.hpp"
 
 namespace dissect {
 
@@ -146,9 +150,19 @@ Location location_of(const YAML::Mark& mark, const std::string& file) {
   return {file, mark.line + 1, mark.column + 1};
 }
 
-SpecNode convert(const YAML::Node& y, const std::string& file, Diagnostics& diags) {
+// Thrown by convert when the document holds more than kMaxSpecNodes nodes.
+struct TooManyNodes {
+  Location where;
+};
+
+// `budget`: the nodes the document may still hold. YAML aliases are expanded
+// here (a 400-byte alias bomb names billions of nodes), so the count is checked
+// node by node, before anything is copied.
+SpecNode convert(const YAML::Node& y, const std::string& file, Diagnostics& diags, std::size_t& budget) {
   SpecNode n;
   n.loc = location_of(y.Mark(), file);
+  if (budget == 0) throw TooManyNodes{n.loc};
+  --budget;
   switch (y.Type()) {
     case YAML::NodeType::Undefined:
     case YAML::NodeType::Null:
@@ -161,7 +175,7 @@ SpecNode convert(const YAML::Node& y, const std::string& file, Diagnostics& diag
       break;
     case YAML::NodeType::Sequence:
       n.kind = SpecNode::Kind::sequence;
-      for (const auto& item : y) n.items.push_back(convert(item, file, diags));
+      for (const auto& item : y) n.items.push_back(convert(item, file, diags, budget));
       break;
     case YAML::NodeType::Map: {
       n.kind = SpecNode::Kind::map;
@@ -177,7 +191,7 @@ SpecNode convert(const YAML::Node& y, const std::string& file, Diagnostics& diag
           diags.error(key_loc, "duplicate key '" + key + "'");
           continue;
         }
-        n.entries.push_back({key, key_loc, convert(kv.second, file, diags)});
+        n.entries.push_back({key, key_loc, convert(kv.second, file, diags, budget)});
       }
       break;
     }
@@ -195,19 +209,54 @@ SpecNode parse_yaml(const std::string& text, const std::string& file) {
     throw SpecError(location_of(e.mark, file), "YAML syntax error: " + e.msg);
   }
   Diagnostics diags;
-  SpecNode node = convert(root, file, diags);
+  std::size_t budget = kMaxSpecNodes;
+  SpecNode node;
+  try {
+    node = convert(root, file, diags, budget);
+  } catch (const TooManyNodes& e) {
+    throw SpecError(e.where, "the document holds more than " + std::to_string(kMaxSpecNodes) +
+                                 " values (with YAML aliases expanded); a spec this large is refused");
+  }
   if (!diags.empty()) throw SpecError(diags);
   if (node.is_null()) node.loc = {file, 1, 1};
   return node;
 }
 
-SpecNode load_yaml_file(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in) throw SpecError(Location{path, 0, 0}, "cannot open file");
-  std::ostringstream ss;
-  ss << in.rdbuf();
-  return parse_yaml(ss.str(), path);
+std::string read_spec_file(const std::string& path) {
+  std::string text;
+  try {
+    text = read_text_file_bounded(path, kMaxSpecFileBytes);
+  } catch (const FileTooLarge&) {
+    throw SpecError(Location{path, 1, 1}, "file larger than " + std::to_string(kMaxSpecFileBytes / 1024) +
+                                              " KiB: a spec (or include) this large is refused");
+  } catch (const std::runtime_error& e) {
+    // The cause as the system gave it ("No such file or directory", "Permission denied").
+    std::string why = e.what();
+    if (why.rfind(path + ": ", 0) == 0) why = why.substr(path.size() + 2);
+    std::error_code ec;
+    throw SpecError(Location{path, 0, 0}, std::filesystem::exists(path, ec) ? why : "no such file");
+  }
+  check_spec_text(text, path);
+  return text;
 }
+
+void check_spec_text(std::string_view text, const std::string& file) {
+  if (const char* bom = utf16_or_32_bom(text))
+    throw SpecError(Location{file, 1, 1}, std::string("the file is ") + bom + "; dissect reads UTF-8 (save it as UTF-8)");
+  const auto at = [&](std::size_t offset) {
+    int line = 1, col = 1;
+    for (std::size_t i = 0; i < offset; ++i) {
+      if (text[i] == '\n') ++line, col = 1;
+      else ++col;
+    }
+    return Location{file, line, col};
+  };
+  if (const auto nul = text.find('\0'); nul != std::string_view::npos)
+    throw SpecError(at(nul), "NUL byte: a spec is UTF-8 text (a UTF-16 file without byte-order mark?)");
+  if (const auto bad = first_invalid_utf8(text)) throw SpecError(at(*bad), "invalid UTF-8: a spec is UTF-8 text");
+}
+
+SpecNode load_yaml_file(const std::string& path) { return parse_yaml(read_spec_file(path), path); }
 
 SpecNode merge_nodes(const SpecNode& base, const SpecNode& overlay) {
   if (!(base.is_map() && overlay.is_map())) return overlay;

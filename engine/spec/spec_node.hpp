@@ -4,7 +4,9 @@
 // file:line:col of the value at fault. Includes and --set overrides are merged
 // at this level, before anything is typed.
 #include <optional>
+#include <cstddef>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "engine/core/diagnostics.hpp"
@@ -52,10 +54,23 @@ struct SpecNode::Entry {
   SpecNode value;
 };
 
+// Limits on what a spec may hold, checked before the work they bound: a spec
+// file (and each include) is read up to kMaxSpecFileBytes, and its YAML may name
+// at most kMaxSpecNodes values with aliases expanded. The library's largest spec
+// is a few KiB and a few hundred values.
+inline constexpr std::size_t kMaxSpecFileBytes = 1u << 20;
+inline constexpr std::size_t kMaxSpecNodes = 1'000'000;
+
 // Parses YAML text. `file` names the source in locations. Throws SpecError
 // (with the YAML parser's line and column) on malformed YAML or duplicate keys.
 SpecNode parse_yaml(const std::string& text, const std::string& file);
 SpecNode load_yaml_file(const std::string& path);
+// Reads a spec (or include) file: at most kMaxSpecFileBytes, UTF-8 (check_spec_text).
+// Throws SpecError: file:1:1 for a file too large, the system's reason when unreadable.
+std::string read_spec_file(const std::string& path);
+// Refuses text that is not UTF-8 (a byte-order mark of UTF-16/32, a NUL byte, an
+// invalid sequence), naming the line and column of the first bad byte.
+void check_spec_text(std::string_view text, const std::string& file);
 
 // Deep merge: maps merge key by key (overlay wins), anything else is replaced.
 SpecNode merge_nodes(const SpecNode& base, const SpecNode& overlay);

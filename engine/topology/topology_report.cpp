@@ -4,6 +4,7 @@
 #include <fstream>
 #include <stdexcept>
 
+#include "engine/core/directory_lock.hpp"
 #include "engine/report/experiment_data.hpp"
 #include "engine/topology/topology_table.hpp"
 
@@ -53,8 +54,16 @@ TopologyReport write_topology_report(const std::string& topology_dir, const repo
   report::ReportExtras extras;
   const json& d = r.value("device", json::object());
   extras.title = "Memory topology of " + d.value("name", r.value("selector", std::string("a GPU")));
-  extras.intro = topology_headline(r) + ".\n\nWritten by `dissect topology` (status: " +
-                 r.value("status", std::string("?")) + "); `topology.json` beside the step bundles holds every " +
+  // "running" with the directory's lock free: the topology was killed and never said how it ended.
+  std::string status = r.value("status", std::string("?"));
+  if (status == "running" && !directory_locked(topology_dir)) {
+    status = "running, but no process is writing it: killed; `dissect topology --resume " + topology_dir +
+             "` continues it";
+    out.skipped.push_back(topology_dir + "/topology.json says 'running' but no process is writing it: the topology "
+                          "was killed (dissect topology --resume continues it)");
+  }
+  extras.intro = topology_headline(r) + ".\n\nWritten by `dissect topology` (status: " + status +
+                 "); `topology.json` beside the step bundles holds every " +
                  "figure below (schema: docs/topology.md). Each experiment section shows one step's bundle, " +
                  "its findings and plots.";
   extras.tables.push_back(as_report_table(topology_cache_table(r)));

@@ -8,7 +8,9 @@
 #include "dissect_git_revision.hpp"
 #include "engine/core/files.hpp"
 #include "engine/core/paths.hpp"
+#include "engine/run/resume.hpp"
 #include "engine/run/runner.hpp"
+#include "engine/topology/topology_resume.hpp"
 #include "engine/topology/topology_plan.hpp"
 
 namespace dissect {
@@ -16,6 +18,22 @@ namespace fs = std::filesystem;
 using json = nlohmann::json;
 
 namespace {
+
+bool is_complete_bundle(const std::string& dir) {
+  try {
+    return nlohmann::json::parse(read_text_file((fs::path(dir) / "bundle.json").string())).value("status", "") ==
+           "complete";
+  } catch (const std::exception&) {
+    return false;
+  }
+}
+
+// Renames `dir` to dir.interrupted (-2, ...): nothing measured is deleted.
+void set_aside(const std::string& dir) {
+  std::string aside = dir + ".interrupted";
+  for (int i = 2; fs::exists(aside); ++i) aside = dir + ".interrupted-" + std::to_string(i);
+  fs::rename(dir, aside);
+}
 
 double seconds_since(std::chrono::steady_clock::time_point t0) {
   return std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
@@ -30,8 +48,21 @@ json run_topology(Device& device, const TopologyOptions& options, const std::ato
   result["tool"] = {{"name", "dissect"}, {"version", DISSECT_VERSION}, {"git_revision", DISSECT_GIT_REVISION}};
   result["device"] = device.describe();
   result["selector"] = device.selector();
-  result["mode"] = options.fast ? "fast" : "full";
-  result["started"] = utc_timestamp();
+  // A resumption takes the recorded mode and steps (engine/topology/topology_resume.hpp).
+  std::optional<TopologyResumeState> resumed;
+  TopologyOptions opts = options;
+  if (options.resume) {
+    resumed = read_resumable_topology(options.out_dir, device);
+    opts.fast = resumed->fast;
+    opts.only = resumed->only;
+  }
+  result["mode"] = opts.fast ? "fast" : "full";
+  result["only"] = opts.only;
+  result["started"] = resumed ? resumed->previous.value("started", utc_timestamp()) : utc_timestamp();
+  if (resumed) {
+    result["resumed"] = resumed->previous.value("resumed", json::array());
+    result["resumed"].push_back({{"at", utc_timestamp()}, {"argv", options.argv}});
+  }
   result["experiments"] = json::array();
   TopologyResult measured;
   measured.device = DeviceFacts::from_description(result["device"]);
@@ -40,12 +71,20 @@ json run_topology(Device& device, const TopologyOptions& options, const std::ato
   const std::string spec_dir = (fs::path(specs_dir()) / "topology").string();
   std::vector<TopologyStep> plan;
   for (auto& step : topology_plan()) {
-    if (options.fast && !step.in_fast_mode) continue;
-    if (!options.only.empty() && std::find(options.only.begin(), options.only.end(), step.id) == options.only.end())
+    if (opts.fast && !step.in_fast_mode) continue;
+    if (!opts.only.empty() && std::find(opts.only.begin(), opts.only.end(), step.id) == opts.only.end())
       continue;
     plan.push_back(std::move(step));
   }
   fs::create_directories(options.out_dir);
+  // topology.json says "running" from the start and after every step: a topology
+  // that is killed (SIGKILL, power loss) leaves the steps it finished on record.
+  const std::string json_path = (fs::path(options.out_dir) / "topology.json").string();
+  const auto record = [&](const char* status) {
+    result["status"] = status;
+    write_file_atomic(json_path, result.dump(2) + "\n");
+  };
+  record("running");
 
   double kernel_ms = 0, compile_ms = 0, analysis_ms = 0;
   std::size_t index = 0;
@@ -67,6 +106,27 @@ json run_topology(Device& device, const TopologyOptions& options, const std::ato
       result["experiments"].push_back(exp);
       continue;
     }
+    // Resuming: a step that completed is kept, its findings folded in again (later
+    // steps are sized as before); one the device does not support stays so; one that
+    // failed (a full disk, say) continues its bundle like one that was interrupted.
+    const json* before = resumed ? resumed->step(step.id) : nullptr;
+    const std::string before_status = before != nullptr ? before->value("status", std::string()) : std::string();
+    if (before_status == "complete") {
+      if (const auto findings = recorded_findings(options.out_dir, *before)) {
+        if (step.absorb) step.absorb(measured, *findings);
+        result["experiments"].push_back(*before);
+        continue;
+      }
+    }
+    if (before_status == "unsupported") {
+      if (!step.cache.empty()) measured.cache(step.cache).unsupported = before->value("error", std::string("unsupported"));
+      result["experiments"].push_back(*before);
+      continue;
+    }
+    // A step that was running, interrupted or failed (or completed without its findings) continues its bundle.
+    std::string resume_bundle;
+    if (before != nullptr && before->contains("bundle") && before_status != "skipped")
+      resume_bundle = (fs::path(options.out_dir) / before->value("bundle", std::string())).string();
     const StepSizing sizing = step.sizes_from(measured);
     if (const auto* skip = std::get_if<SkipStep>(&sizing)) {
       exp["status"] = "skipped";
@@ -86,6 +146,34 @@ json run_topology(Device& device, const TopologyOptions& options, const std::ato
       ro.out_parent = options.out_dir;
       ro.argv = options.argv;
       ro.progress = false;
+      if (resumed) {
+        if (!resume_bundle.empty() && fs::exists(fs::path(resume_bundle) / "bundle.json") && !spec.adaptive()) {
+          // The same spec, sized the same way, as the bundle recorded.
+          const ResumePlan rp = plan_resume(resume_bundle);
+          check_resume_spec(rp, spec);
+          ro.resume_dir = resume_bundle;
+        } else {
+          // The step runs anew, under its own name: what a killed step left there (an
+          // adaptive search's partial bundle, which cannot continue since each point
+          // depends on all before; a directory claimed but not yet recorded or written)
+          // is kept beside it.
+          // The step's recorded bundle is this topology's own even when complete (killed
+          // before its analysis was recorded); a directory under its name only when unfinished.
+          if (!resume_bundle.empty() && fs::exists(resume_bundle)) set_aside(resume_bundle);
+          const std::string own = (fs::path(options.out_dir) / spec.base.name).string();
+          if (fs::exists(own) && !is_complete_bundle(own)) set_aside(own);
+        }
+      }
+      // The step's bundle is on record before its first point: a topology killed
+      // now resumes it instead of starting the step again.
+      ro.bundle_opened = [&](const std::string& dir) {
+        json running = exp;
+        running["status"] = "running";
+        running["bundle"] = fs::path(dir).filename().string();
+        result["experiments"].push_back(running);
+        record("running");
+        result["experiments"].erase(result["experiments"].size() - 1);
+      };
       const RunOutcome out = run_spec(spec, device, ro, stop);
       exp["status"] = out.status;
       exp["bundle"] = fs::path(out.bundle_dir).filename().string();
@@ -113,6 +201,7 @@ json run_topology(Device& device, const TopologyOptions& options, const std::ato
       exp["error"] = e.what();
     }
     result["experiments"].push_back(exp);
+    if (exp.contains("bundle")) record("running");
   }
   if (options.progress) std::fprintf(stderr, "\r\033[K");
 
@@ -122,9 +211,26 @@ json run_topology(Device& device, const TopologyOptions& options, const std::ato
   result["timings"] = {{"wall_s", seconds_since(t0)}, {"kernel_ms", kernel_ms}, {"compile_ms", compile_ms},
                        {"analysis_ms", analysis_ms},
                        {"experiments", plan.size()}};
-  result["status"] = stop.load() ? "interrupted" : "complete";
-  write_file_atomic((fs::path(options.out_dir) / "topology.json").string(), result.dump(2) + "\n");
+  record(stop.load() ? "interrupted" : "complete");
   return result;
+}
+
+DirectoryLock lock_topology_dir(const std::string& out_dir) {
+  std::error_code ec;
+  fs::create_directories(out_dir, ec);
+  if (ec) throw RunError(out_dir + ": cannot create the output directory: " + ec.message());
+  std::string holder;
+  std::optional<DirectoryLock> lock;
+  try {
+    lock = DirectoryLock::try_acquire(out_dir, &holder);
+  } catch (const std::runtime_error& e) {
+    throw RunError(e.what());
+  }
+  if (!lock)
+    throw RunError(out_dir + ": another dissect topology is writing this directory" +
+                   (holder.empty() ? std::string() : " (process " + holder + ")") +
+                   "; wait for it to end or choose another --out");
+  return std::move(*lock);
 }
 
 }  // namespace dissect

@@ -7,6 +7,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "engine/core/directory_lock.hpp"
 #include "engine/device/device.hpp"
 
 namespace dissect {
@@ -17,9 +18,20 @@ struct TopologyOptions {
   bool progress = false;             // progress on stderr
   std::vector<std::string> argv;
   std::vector<std::string> only;     // run only these step ids (empty: all)
+  // Continue the topology recorded in out_dir/topology.json (its mode and steps;
+  // fast and only are ignored): completed steps are kept, the rest measured.
+  // Throws RunError when it was written by another dissect or on another device.
+  bool resume = false;
 };
 
-// Returns the topology result (the content of topology.json).
+// Returns the topology result (the content of topology.json). topology.json is
+// written with status "running" when it starts and after each step, and with
+// "complete" or "interrupted" at the end. The caller holds lock_topology_dir.
 nlohmann::json run_topology(Device& device, const TopologyOptions& options, const std::atomic<bool>& stop);
+
+// Creates `out_dir` when missing and locks it for the caller's life (one topology
+// per directory: two would overwrite each other's topology.json). Throws RunError
+// at once, naming the process that holds it, when another one does.
+DirectoryLock lock_topology_dir(const std::string& out_dir);
 
 }  // namespace dissect

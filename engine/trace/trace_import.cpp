@@ -1,6 +1,8 @@
 #include "engine/trace/trace_import.hpp"
 
+#include <cerrno>
 #include <charconv>
+#include <cstring>
 #include <cmath>
 #include <fstream>
 #include <map>
@@ -23,10 +25,17 @@ bool parse_number(const std::string& raw, double& out) {
   return ec == std::errc{} && p == s.data() + s.size() && std::isfinite(out);
 }
 
+// 2^64: the first value a std::uint64_t cannot hold.
+constexpr double kTwoTo64 = 18446744073709551616.0;
+
 }  // namespace
 
 TraceSet import_trace_csv_text(const std::string& text, const std::string& name) {
   std::istringstream in(text);
+  return import_trace_csv_stream(in, name);
+}
+
+TraceSet import_trace_csv_stream(std::istream& in, const std::string& name) {
   std::string line;
   int line_no = 0;
   // Header: the first non-empty line.
@@ -64,7 +73,9 @@ TraceSet import_trace_csv_text(const std::string& text, const std::string& name)
   while (std::getline(in, line)) {
     ++line_no;
     if (line.find_first_not_of(" \t\r") == std::string::npos) continue;
-    const auto f = split_csv_line(line);
+    bool complete = true;
+    const auto f = split_csv_line(line, &complete);
+    if (!complete) throw SpecError(Location{name, line_no, 0}, "a quoted cell is not closed");
     if (f.size() < header.size())
       throw SpecError(Location{name, line_no, 0}, "row has " + std::to_string(f.size()) + " cells, the header has " +
                                                       std::to_string(header.size()));
@@ -80,10 +91,18 @@ TraceSet import_trace_csv_text(const std::string& text, const std::string& name)
       if (k != 4 && v[k] != std::floor(v[k]))
         throw SpecError(Location{name, line_no, 0},
                         std::string("column '") + kRequired[k] + "': " + cell + " is not a whole number");
+      // A cast would turn it into garbage (0 on x86): out of range is an error.
+      if (k != 4 && v[k] >= kTwoTo64)
+        throw SpecError(Location{name, line_no, 0}, std::string("column '") + kRequired[k] + "': " + cell +
+                                                        " is out of range (2^64 or more)");
     }
     const auto size = static_cast<std::uint64_t>(v[0]);
     const auto stride = static_cast<std::uint64_t>(v[1]);
     auto [it, fresh] = point_of.emplace(std::make_pair(size, stride), set.points.size());
+    if (fresh && set.points.size() == kMaxImportedPoints)
+      throw SpecError(Location{name, line_no, 0},
+                      "more than " + std::to_string(kMaxImportedPoints) +
+                          " points (distinct size_bytes, stride_bytes): a trace this large is refused");
     if (fresh) {
       PointTrace p;
       p.point_id = set.points.size();
@@ -97,8 +116,11 @@ TraceSet import_trace_csv_text(const std::string& text, const std::string& name)
     s.latency = v[4];
     if (has_sm) {
       double sm = -1;
-      if (parse_number(f[col["sm_id"]], sm)) s.sm_id = static_cast<std::int32_t>(sm);
+      if (parse_number(f[col["sm_id"]], sm) && sm >= -1 && sm <= 1e6) s.sm_id = static_cast<std::int32_t>(sm);
     }
+    if (rows == kMaxImportedRows)
+      throw SpecError(Location{name, line_no, 0}, "more than " + std::to_string(kMaxImportedRows) +
+                                                      " rows: a trace this large is refused");
     set.points[it->second].samples.push_back(s);
     ++rows;
   }
@@ -108,10 +130,9 @@ TraceSet import_trace_csv_text(const std::string& text, const std::string& name)
 
 TraceSet import_trace_csv(const std::string& path) {
   std::ifstream in(path, std::ios::binary);
-  if (!in) throw SpecError(Location{path, 0, 0}, "cannot open file");
-  std::ostringstream ss;
-  ss << in.rdbuf();
-  return import_trace_csv_text(ss.str(), path);
+  if (!in) throw SpecError(Location{path, 0, 0}, std::string("cannot open file: ") + std::strerror(errno));
+  // Read line by line: the limits are checked as the rows come, before the file is in memory.
+  return import_trace_csv_stream(in, path);
 }
 
 }  // namespace dissect

@@ -78,6 +78,11 @@ CudaDevice::CudaDevice(int ordinal, std::span<const Point> upcoming) : drv_(Cuda
   cc_major_ = attr(CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MAJOR);
   cc_minor_ = attr(CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MINOR);
   sm_count_ = static_cast<std::uint32_t>(attr(CU_DEVICE_ATTRIBUTE_MULTIPROCESSOR_COUNT));
+  {
+    std::size_t total = 0;
+    DISSECT_CU(drv_, cuDeviceTotalMem(&total, dev_));
+    memory_bytes_ = total;
+  }
   smem_.cc_major = cc_major_;
   smem_.cc_minor = cc_minor_;
   smem_.max_per_sm = static_cast<std::uint32_t>(attr(CU_DEVICE_ATTRIBUTE_MAX_SHARED_MEMORY_PER_MULTIPROCESSOR));

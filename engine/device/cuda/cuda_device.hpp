@@ -39,6 +39,7 @@ class CudaDevice final : public Device {
 
   [[nodiscard]] nlohmann::json describe() const override;
   [[nodiscard]] std::string selector() const override { return std::to_string(ordinal_); }
+  [[nodiscard]] std::uint64_t memory_bytes() const override { return memory_bytes_; }
   RunTimings run(const RunRequest& request, RunSink& sink) override;
   void prepare(std::span<const Point> points) noexcept override;
   [[nodiscard]] int arch() const { return cc_major_ * 10 + cc_minor_; }
@@ -85,6 +86,7 @@ class CudaDevice final : public Device {
   CUcontext ctx_ = nullptr;
   int cc_major_ = 0, cc_minor_ = 0;
   std::uint32_t sm_count_ = 1;
+  std::uint64_t memory_bytes_ = 0;
   SmemLimits smem_;
   nlohmann::json description_;
   std::unique_ptr<NvmlClock> nvml_;

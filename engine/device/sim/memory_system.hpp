@@ -12,6 +12,7 @@
 // + miss_penalty of every TLB level that missed (translation happens at the
 //   path's 'tlb' step, before the first cache unless the path places it).
 // Every level that misses is filled (allocate on miss, all levels).
+#include <atomic>
 #include <cstdint>
 #include <memory>
 #include <vector>
@@ -61,6 +62,10 @@ struct LoadPlan {
   std::uint32_t home = 0;  // partitioned planned step: the home partition
 };
 
+// Thrown by MemorySystem::load when the flag it watches is set: a point of a huge
+// array can take minutes of loads, and Ctrl-C must not wait for it to end.
+struct PointInterrupted {};
+
 class MemorySystem {
  public:
   MemorySystem(const Profile& profile, int carveout);
@@ -73,6 +78,13 @@ class MemorySystem {
 
   // Throws std::invalid_argument when the profile does not describe the path.
   BoundPath bind(LoadPath path, std::uint32_t sm, std::uint32_t warp);
+
+  // Every kStopCheckLoads loads, `stop` (when not null) is read; once set, the next
+  // check throws PointInterrupted. The device sets it for the points of a run.
+  void watch(const std::atomic<bool>* stop) {
+    stop_ = stop;
+    until_stop_check_ = kStopCheckLoads;
+  }
 
   // Cycles of one load at virtual address `vaddr`.
   double load(const BoundPath& bp, std::uint64_t vaddr) { return load_impl<false>(bp, vaddr, nullptr); }
@@ -121,8 +133,14 @@ class MemorySystem {
   [[nodiscard]] int last_level() const { return last_level_; }
 
  private:
+  static constexpr std::uint32_t kStopCheckLoads = 1u << 16;  // ~a millisecond of loads
+  [[gnu::noinline]] void check_stop() {
+    until_stop_check_ = kStopCheckLoads;
+    if (stop_->load(std::memory_order_relaxed)) throw PointInterrupted{};
+  }
   template <bool Planned>
   double load_impl(const BoundPath& bp, std::uint64_t vaddr, const LoadPlan* plan) {
+    if (stop_ != nullptr && --until_stop_check_ == 0) check_stop();
     double extra = 0, dram_extra = 0;
     std::uint64_t addr = vaddr;
     int level = 0;
@@ -206,6 +224,8 @@ class MemorySystem {
   // caches_[c][sm * per_sm + k] (SM scope) or caches_[c][0] (device scope)
   std::vector<std::vector<std::unique_ptr<CacheModel>>> caches_;
   std::vector<std::vector<std::unique_ptr<CacheModel>>> tlbs_;
+  const std::atomic<bool>* stop_ = nullptr;  // watch()
+  std::uint32_t until_stop_check_ = kStopCheckLoads;
   std::uint64_t seed_ = 0;
   bool scrambled_ = false;
   std::uint32_t page_shift_ = 21;

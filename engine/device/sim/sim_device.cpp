@@ -38,6 +38,7 @@ nlohmann::json SimDevice::describe() const {
   j["profile_text"] = p.text;
   j["sm_count"] = p.sm_count;
   j["sm_clock_khz"] = p.clock_khz;
+  j["memory_bytes"] = p.memory_bytes;
   j["timer_overhead_cycles"] = p.timer_overhead;
   j["ground_truth"] = p.ground_truth();
   return j;
@@ -68,11 +69,19 @@ RunTimings SimDevice::run(const RunRequest& request, RunSink& sink) {
   for (const Point& point : request.points) {
     if (request.stop != nullptr && request.stop->load()) break;
     KernelRun r;
+    MemorySystem& mem = memory(point.experiment.carveout);
+    mem.watch(request.stop);  // a stop ends the point in hand too, which is then not stored
     try {
-      r = simulate_point(memory(point.experiment.carveout), point);
+      r = simulate_point(mem, point);
+      mem.watch(nullptr);
+    } catch (const PointInterrupted&) {
+      mem.watch(nullptr);
+      break;
     } catch (const UnsupportedError& e) {
+      mem.watch(nullptr);
       throw UnsupportedError(point_label(request, point) + ": simulated GPU (" + selector_ + "): " + e.what());
     } catch (const std::invalid_argument& e) {
+      mem.watch(nullptr);
       throw RunError(point_label(request, point) + ": simulated GPU (" + selector_ + "): " + e.what());
     }
     t.kernel_ms += r.trace.kernel_ms;

@@ -18,6 +18,7 @@ class SimDevice final : public Device {
 
   [[nodiscard]] nlohmann::json describe() const override;
   [[nodiscard]] std::string selector() const override { return selector_; }
+  [[nodiscard]] std::uint64_t memory_bytes() const override { return profile_->memory_bytes; }
   RunTimings run(const RunRequest& request, RunSink& sink) override;
 
   // One point, outside a run (tests, benchmarks). Throws RunError.

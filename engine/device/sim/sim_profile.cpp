@@ -961,10 +961,11 @@ Profile decode_profile(const SpecNode& root, Diagnostics& d) {
 
   top.require("dram", "{latency: 600}");
   {
-    Reader r(top.get("dram"), "dram.", {"latency", "bandwidth"}, d);
+    Reader r(top.get("dram"), "dram.", {"latency", "bandwidth", "size"}, d);
     r.require("latency", "600");
     if (auto v = r.number("latency", 0, 1e7)) p.dram_latency = *v;
     if (auto v = r.number("bandwidth", 0, 1e9)) p.dram_bandwidth = *v;
+    if (auto v = r.bytes("size", true)) p.memory_bytes = *v;
   }
   {
     Reader r(top.get("shared"), "shared.", {"size", "banks", "bank_width", "latency", "conflict_cycles", "bandwidth"}, d);
@@ -1012,13 +1013,7 @@ Profile load_profile_text(const std::string& text, const std::string& file) {
   return p;
 }
 
-Profile load_profile_file(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in) throw SpecError(Location{path, 0, 0}, "cannot read device profile");
-  std::ostringstream os;
-  os << in.rdbuf();
-  return load_profile_text(os.str(), path);
-}
+Profile load_profile_file(const std::string& path) { return load_profile_text(read_spec_file(path), path); }
 
 std::vector<std::string> profile_names() {
   std::vector<std::string> out;

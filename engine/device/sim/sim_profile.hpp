@@ -124,6 +124,7 @@ struct Profile {
   std::array<PathSpec, 9> paths{};      // indexed by LoadPath
   double dram_latency = 500;
   double dram_bandwidth = 0;            // bytes/cycle device-wide; 0: unlimited
+  std::uint64_t memory_bytes = 80ull << 30;  // dram.size: arrays beyond it are refused
   SharedSpec shared;
   double coalesce_line_cycles = 2;      // per extra distinct line of a warp request
   double coalesce_sector_cycles = 1;    // per extra distinct sector

@@ -2,7 +2,9 @@
 
 #include <algorithm>
 #include <filesystem>
+#include <fstream>
 #include <limits>
+#include <set>
 #include <thread>
 
 #include "engine/bundle/bundle.hpp"
@@ -147,11 +149,14 @@ TEST_CASE("a killed run leaves a readable bundle of its committed points") {
 
 TEST_CASE("bundles are never overwritten") {
   TempDir dir;
-  const std::string first = fresh_bundle_dir(dir.path(), "l1 size");
+  const std::string first = claim_bundle_dir(dir.path(), "l1 size");
   CHECK(first == dir.file("l1_size"));
   { BundleWriter w(first, {}); }
-  const std::string second = fresh_bundle_dir(dir.path(), "l1 size");
+  const std::string second = claim_bundle_dir(dir.path(), "l1 size");
   CHECK(second == dir.file("l1_size-2"));
+  // Claimed (created) even before a writer opens it: the next claim moves on.
+  CHECK(std::filesystem::is_directory(second));
+  CHECK(claim_bundle_dir(dir.path(), "l1 size") == dir.file("l1_size-3"));
   std::filesystem::create_directories(dir.file("full"));
   dir.write("full/x", "data");
   CHECK_THROWS_AS(BundleWriter(dir.file("full"), {}), std::runtime_error);
@@ -362,4 +367,146 @@ TEST_CASE("kernel artifacts added from another thread while points are stored (a
     CHECK(std::filesystem::exists(dir.file("b/kernels/kernel-" + std::to_string(k) + ".cu")));
     CHECK(std::filesystem::exists(dir.file("b/kernels/kernel-" + std::to_string(k) + ".ptx")));
   }
+}
+
+// Damage is never silent (issue 19): what the reader leaves out is said.
+
+namespace {
+std::string write_two_point_bundle(const TempDir& dir) {
+  const std::string bdir = dir.file("b");
+  BundleWriter w(bdir, {});
+  w.append_point(make_point(0, 1024), make_trace(0, 8, 100));
+  w.append_point(make_point(1, 2048), make_trace(1, 8, 200));
+  w.finish("complete");
+  return bdir;
+}
+bool has_warning(const Bundle& b, const std::string& text) {
+  return std::any_of(b.warnings.begin(), b.warnings.end(),
+                     [&](const std::string& w) { return w.find(text) != std::string::npos; });
+}
+}  // namespace
+
+TEST_CASE("a bundle left 'running' is recognised as killed once no process writes it") {
+  TempDir dir;
+  const std::string bdir = dir.file("b");
+  {
+    BundleWriter w(bdir, {});
+    w.append_point(make_point(0, 1024), make_trace(0, 4, 10));
+    const Bundle live = read_bundle(bdir);  // the writer holds the bundle: still running
+    CHECK_FALSE(live.abandoned);
+    CHECK(live.warnings.empty());
+  }  // no finish(): the process "died" here
+  const Bundle b = read_bundle(bdir);
+  CHECK(b.header["status"] == "running");
+  CHECK(b.abandoned);
+  CHECK(has_warning(b, "the run was killed before it could record how it ended"));
+  REQUIRE(b.traces.points.size() == 1);
+}
+
+TEST_CASE("a half-truncated trace.csv is reported point by point") {
+  TempDir dir;
+  const std::string bdir = write_two_point_bundle(dir);
+  const auto size = std::filesystem::file_size(bdir + "/trace.csv");
+  std::filesystem::resize_file(bdir + "/trace.csv", size / 2);
+  const Bundle b = read_bundle(bdir);
+  REQUIRE(b.traces.points.size() == 2);
+  CHECK(b.warnings.size() == 1);
+  CHECK(has_warning(b, "point 1: trace.csv holds " + std::to_string(b.traces.points[1].samples.size()) +
+                           " samples, points.csv counts 4 measured ones (trace.csv truncated?)"));
+  CHECK_FALSE(has_warning(b, "point 0:"));
+}
+
+TEST_CASE("damaged rows in the middle of a file are reported, a torn last line is not") {
+  TempDir dir;
+  const std::string bdir = write_two_point_bundle(dir);
+  std::string trace = dissect::test::read_file(bdir + "/trace.csv");
+  trace.insert(trace.find('\n') + 1, "0,0,0,99999999999999999999,5,7,0\n");  // an offset of 2^64 or more
+  dir.write("b/trace.csv", trace + "1,0,9,4,9");                                // and a torn tail
+  const Bundle b = read_bundle(bdir);
+  CHECK(has_warning(b, "trace.csv:2: malformed row"));
+  CHECK(b.warnings.size() == 1);
+  CHECK(b.torn_rows == std::vector<std::string>{"trace.csv:19"});
+}
+
+TEST_CASE("a missing or garbage points.csv is an error, not an empty analysis") {
+  TempDir dir;
+  const std::string bdir = write_two_point_bundle(dir);
+  const std::string points = dissect::test::read_file(bdir + "/points.csv");
+  std::filesystem::remove(bdir + "/points.csv");
+  CHECK_THROWS_WITH_AS(read_bundle(bdir), doctest::Contains("points.csv: missing"), std::runtime_error);
+  dir.write("b/points.csv", "\x7f\x45\x4c\x46 garbage,\x01\x02\n\xff\xfe,,,\n");
+  CHECK_THROWS_WITH_AS(read_bundle(bdir), doctest::Contains("points.csv:1: header has no point_id column"),
+                       std::runtime_error);
+  dir.write("b/points.csv", "");
+  CHECK_THROWS_WITH_AS(read_bundle(bdir), doctest::Contains("empty, but bundle.json says 2 points"),
+                       std::runtime_error);
+  // One row lost: bundle.json and points.csv disagree.
+  dir.write("b/points.csv", points.substr(0, points.rfind('\n', points.size() - 2) + 1));
+  const Bundle b = read_bundle(bdir);
+  CHECK(b.traces.points.size() == 1);
+  CHECK(has_warning(b, "bundle.json says 2 points were completed, points.csv commits 1"));
+}
+
+TEST_CASE("bundle.json with wrong types is an error naming the field") {
+  TempDir dir;
+  const std::string bdir = write_two_point_bundle(dir);
+  dir.write("b/bundle.json", R"({"schema_version": "1"})");
+  CHECK_THROWS_WITH_AS(read_bundle(bdir), doctest::Contains("'schema_version' is \"1\", expected a whole number"),
+                       std::runtime_error);
+  dir.write("b/bundle.json", R"({"schema_version": 1, "status": 3})");
+  CHECK_THROWS_WITH_AS(read_bundle(bdir), doctest::Contains("'status' is 3, expected a string"), std::runtime_error);
+  dir.write("b/bundle.json", R"({"schema_version": 1, "device": [1], "status": "complete"})");
+  CHECK_THROWS_WITH_AS(read_bundle(bdir), doctest::Contains("'device' is [1], expected an object"),
+                       std::runtime_error);
+  dir.write("b/bundle.json", R"([1, 2])");
+  CHECK_THROWS_WITH_AS(read_bundle(bdir), doctest::Contains("not a JSON object"), std::runtime_error);
+}
+
+TEST_CASE("a bundle reopened for resumption is cut back to its committed points, then appended to") {
+  TempDir dir;
+  const std::string bdir = dir.file("b");
+  {
+    BundleWriter w(bdir, {{"spec", {{"path", "x.yaml"}}}});
+    w.append_point(make_point(0, 1024), make_trace(0, 8, 100));
+    w.append_point(make_point(1, 2048), make_trace(1, 8, 200));
+  }  // killed: no finish()
+  {
+    // What a kill in the middle of a batch leaves: samples of point 2, half its row.
+    std::ofstream t(bdir + "/trace.csv", std::ios::app);
+    t << "2,0,0,0,999,7,0\n2,0,1,4,999,7,0\n2,0,2,";
+    std::ofstream p(bdir + "/points.csv", std::ios::app);
+    p << "2,ok,pch";
+  }
+  const std::string committed_points = [&] {
+    const std::string p = dissect::test::read_file(bdir + "/points.csv");
+    return p.substr(0, p.rfind('\n') + 1);
+  }();
+  {
+    BundleWriter w(bdir, BundleWriter::Resume{}, {{"at", "now"}});
+    CHECK(w.committed_before() == std::set<std::size_t>{0, 1});
+    CHECK(w.points_written() == 2);
+    CHECK(dissect::test::read_file(bdir + "/points.csv") == committed_points);
+    CHECK(read_bundle(bdir).header["status"] == "running");
+    CHECK_FALSE(read_bundle(bdir).abandoned);  // held again
+    w.append_point(make_point(2, 4096), make_trace(2, 8, 300));
+    w.finish("complete");
+  }
+  const Bundle b = read_bundle(bdir);
+  CHECK(b.warnings.empty());
+  CHECK(b.header["status"] == "complete");
+  CHECK(b.header["points_completed"] == 3);
+  CHECK(b.header["resumed"] == nlohmann::json::array({{{"at", "now"}}}));
+  REQUIRE(b.traces.points.size() == 3);
+  REQUIRE(b.traces.points[2].samples.size() == 8);  // the orphaned samples of the killed batch are gone
+  CHECK(b.traces.points[2].samples[0].latency == 300);
+  const std::string points = dissect::test::read_file(bdir + "/points.csv");
+  CHECK(points.find("point_id", 1) == std::string::npos);  // one header
+}
+
+TEST_CASE("a bundle another process writes cannot be reopened") {
+  TempDir dir;
+  const std::string bdir = dir.file("b");
+  BundleWriter w(bdir, {});
+  CHECK_THROWS_WITH_AS(BundleWriter(bdir, BundleWriter::Resume{}, {}), doctest::Contains("another process is writing"),
+                       std::runtime_error);
 }

@@ -1,6 +1,9 @@
 // The on-disk compile cache: keyed by source, arch and NVRTC; atomic; shared by concurrent runs.
 #include <doctest/doctest.h>
 
+#include <sys/wait.h>
+#include <unistd.h>
+
 #include <chrono>
 #include <filesystem>
 #include <thread>
@@ -104,4 +107,71 @@ TEST_CASE("a lookup without text reads the CUBIN only; load_text adds the PTX an
   CHECK(p.text_pending);
   // ... and a lookup that wants the text is a miss.
   CHECK_FALSE(lookup_cached(g, arch(), cache).has_value());
+}
+
+TEST_CASE("a truncated, emptied or random CUBIN or PTX is a miss, compiled again and repaired") {
+  test::TempDir dir;
+  const CompileCache cache(dir.path());
+  const GeneratedKernel g = small_kernel();
+  const CompiledKernel good = compile_cached(g, arch(), cache);
+  const std::string cubin_path = dir.file(good.cache_key + ".cubin");
+  for (const std::string& damaged : {good.cubin.substr(0, good.cubin.size() / 2), std::string(),
+                                     std::string("\x7f" "ELF random bytes")}) {
+    dir.write(good.cache_key + ".cubin", damaged);
+    CHECK_FALSE(cache.find(good.cache_key).has_value());
+    const CompiledKernel again = compile_cached(g, arch(), cache);
+    CHECK_FALSE(again.from_cache);  // recompiled ...
+    CHECK(again.cubin == good.cubin);
+    CHECK(test::read_file(cubin_path) == good.cubin);  // ... and the entry repaired
+    CHECK(compile_cached(g, arch(), cache).from_cache);
+  }
+  dir.write(good.cache_key + ".ptx", good.ptx.substr(0, 10));
+  CHECK_FALSE(cache.find(good.cache_key).has_value());  // with text: the PTX is checked too
+  CompiledKernel k = *cache.find(good.cache_key, false);
+  CHECK_FALSE(cache.load_text(k));
+  // An entry of an older dissect (no checksums) is a miss too.
+  dir.write(good.cache_key + ".json", "{\"arch\": \"sm_90\"}");
+  CHECK_FALSE(cache.find(good.cache_key, false).has_value());
+}
+
+TEST_CASE("concurrent processes storing and reading one key only ever get a verified entry") {
+  // Processes, not threads: what the cache must survive is other dissect runs.
+  test::TempDir dir;
+  const std::string key = "0123456789abcdef0123456789abcdef";
+  constexpr int kProcesses = 4, kRounds = 40;
+  std::vector<pid_t> children;
+  for (int i = 0; i < kProcesses; ++i) {
+    const pid_t pid = ::fork();
+    REQUIRE(pid >= 0);
+    if (pid == 0) {
+      const CompileCache cache(dir.path());
+      int bad = 0;
+      for (int r = 0; r < kRounds; ++r) {
+        // Every writer stores its own content: a reader mixing two writers' files fails the checksum.
+        CompiledKernel k;
+        k.arch = "sm_90";
+        k.cubin = std::string(4096 + 64 * static_cast<std::size_t>(i), static_cast<char>('a' + i));
+        k.ptx = std::string(1024, static_cast<char>('A' + i));
+        cache.store(key, k);
+        if (const auto hit = cache.find(key)) {
+          const char c = hit->cubin.empty() ? '?' : hit->cubin[0];
+          const std::size_t writer = static_cast<std::size_t>(c - 'a');
+          if (writer >= kProcesses || hit->cubin != std::string(4096 + 64 * writer, c) ||
+              hit->ptx != std::string(1024, static_cast<char>('A' + writer)))
+            ++bad;
+        }
+      }
+      ::_exit(bad == 0 ? 0 : 1);
+    }
+    children.push_back(pid);
+  }
+  int failed = 0;
+  for (const pid_t pid : children) {
+    int status = 0;
+    ::waitpid(pid, &status, 0);
+    if (!WIFEXITED(status) || WEXITSTATUS(status) != 0) ++failed;
+  }
+  CHECK(failed == 0);
+  const auto last = CompileCache(dir.path()).find(key);
+  REQUIRE(last.has_value());  // one writer's complete entry survives
 }

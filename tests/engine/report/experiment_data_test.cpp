@@ -1,5 +1,7 @@
 #include <doctest/doctest.h>
 
+#include <algorithm>
+
 #include "engine/report/experiment_data.hpp"
 #include "report_test_bundles.hpp"
 #include "support/temp_dir.hpp"
@@ -89,5 +91,26 @@ TEST_CASE("load_experiment names the file it cannot read") {
   tmp.write("b/bundle.json", "{\"x\": 1}");
   CHECK_THROWS_WITH(load_experiment(tmp.file("b")), doctest::Contains("no schema_version"));
   tmp.write("c/bundle.json", "{\"schema_version\": 1}");
+  CHECK_THROWS_WITH(load_experiment(tmp.file("c")), doctest::Contains("points.csv: missing"));
+  tmp.write("c/points.csv", "");
   CHECK_THROWS_WITH(load_experiment(tmp.file("c")), doctest::Contains("trace.csv: missing"));
+}
+
+TEST_CASE("load_experiment says what is damaged: malformed rows, missing samples, a killed run") {
+  TempDir tmp;
+  tmp.write("d/bundle.json", "{\"schema_version\": 1, \"status\": \"running\"}");
+  tmp.write("d/points.csv", "point_id,status,samples\n0,ok,2\n1,ok\n2,ok,2\n3,ok,2\n3,o");  // row 3 short, torn tail
+  tmp.write("d/trace.csv", "point_id,thread,seq,offset_bytes,latency,sm_id,phase\n0,0,0,0,10,0,0\n0,0,1,4,10,0,0\n"
+                           "x,y\n2,0,0,0,10,0,0\n3,0,0,0,1");
+  const ExperimentData e = load_experiment(tmp.file("d"));
+  CHECK(e.points.size() == 3);
+  const auto has = [&](const std::string& text) {
+    return std::any_of(e.damage.begin(), e.damage.end(), [&](const std::string& d) { return d.find(text) != std::string::npos; });
+  };
+  CHECK(has("the run was killed"));
+  CHECK(has("points.csv: 1 malformed rows left out"));
+  CHECK(has("trace.csv: 1 malformed rows left out"));
+  CHECK(has("point 2: trace.csv holds 1 measured samples, points.csv counts 2"));
+  CHECK(has("point 3: trace.csv holds 0 measured samples, points.csv counts 2"));
+  CHECK(e.damage.size() == 5);
 }

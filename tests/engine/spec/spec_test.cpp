@@ -1,6 +1,8 @@
 // Spec files: includes, --set overrides, files on disk.
 #include <doctest/doctest.h>
 
+#include <chrono>
+
 #include "engine/spec/spec.hpp"
 #include "support/temp_dir.hpp"
 
@@ -108,4 +110,84 @@ TEST_CASE("load_spec keeps the points it decoded to validate the spec; runs use 
                        "a.yaml")
             .expanded.empty());
   CHECK(load_spec_text("dissect: 1\nabstract: true\n", "b.yaml").expanded.empty());
+}
+
+// Hostile inputs (issue 19): each is refused before the work it would cost, at a file:line:col.
+
+TEST_CASE("a spec name is one directory name: '..', '.', paths, control characters and huge names are refused") {
+  const auto errors = [](const std::string& name_line) {
+    try {
+      (void)load_spec_text("dissect: 1\n" + name_line + "\narray: {size: 1 KiB}\n", "s.yaml");
+      return std::string();
+    } catch (const SpecError& e) {
+      return e.diagnostics().str();
+    }
+  };
+  CHECK(errors("name: \"..\"").find("s.yaml:2:7: name: '..' is not a name") != std::string::npos);
+  CHECK(errors("name: \".\"").find("s.yaml:2:7: name: '.' is not a name") != std::string::npos);
+  CHECK(errors("name: ../../etc").find("a name is one directory name, not a path") != std::string::npos);
+  CHECK(errors("name: \"a\\tb\"").find("control character") != std::string::npos);
+  CHECK(errors("name: " + std::string(10 << 20, 'n')).find("at most 128 are allowed") != std::string::npos);
+  CHECK(errors("name: l1-size_2 (\xc3\xa9t\xc3\xa9)") == "");
+}
+
+TEST_CASE("a spec without a name whose file name cannot be one is refused") {
+  TempDir dir;
+  const std::string p = dir.write("..yaml", "dissect: 1\narray: {size: 1 KiB}\n");  // stem "."
+  CHECK(errors_of_file(p).find("..yaml:1:1: the spec has no 'name:' and its file name cannot stand in") !=
+        std::string::npos);
+}
+
+TEST_CASE("spec files that are not UTF-8 text are refused where the first bad byte is") {
+  TempDir dir;
+  CHECK(errors_of_file(dir.write("u16.yaml", std::string("\xff\xfe" "d\0i\0", 6))).find("u16.yaml:1:1: the file is UTF-16LE") !=
+        std::string::npos);
+  CHECK(errors_of_file(dir.write("nul.yaml", std::string("dissect: 1\nname: a\0b\n", 21))).find("nul.yaml:2:8: NUL byte") !=
+        std::string::npos);
+  CHECK(errors_of_file(dir.write("bad.yaml", "dissect: 1\nname: caf\xe9\n")).find("bad.yaml:2:10: invalid UTF-8") !=
+        std::string::npos);
+}
+
+TEST_CASE("spec and include sizes are bounded before reading: a huge file, /dev/zero") {
+  TempDir dir;
+  const std::string big = dir.write("big.yaml", "dissect: 1\n#" + std::string(kMaxSpecFileBytes, 'x') + "\n");
+  CHECK(errors_of_file(big).find("big.yaml:1:1: file larger than 1024 KiB") != std::string::npos);
+  const std::string zero = dir.write("zero.yaml", "dissect: 1\ninclude: /dev/zero\narray: {size: 1 KiB}\n");
+  CHECK(errors_of_file(zero).find("zero.yaml:2:10: include: /dev/zero:1:1: file larger than") != std::string::npos);
+}
+
+TEST_CASE("a YAML alias bomb is refused after a bounded number of values") {
+  // 399 bytes that name 10^9 values once aliases are expanded.
+  std::string bomb = "dissect: 1\na: &a [x, x, x, x, x, x, x, x, x, x]\n";
+  for (char c = 'b'; c <= 'i'; ++c)
+    bomb += std::string(1, c) + ": &" + c + " [*" + char(c - 1) + ", *" + char(c - 1) + ", *" + char(c - 1) + ", *" +
+            char(c - 1) + ", *" + char(c - 1) + ", *" + char(c - 1) + ", *" + char(c - 1) + ", *" + char(c - 1) +
+            ", *" + char(c - 1) + ", *" + char(c - 1) + "]\n";
+  std::string err;
+  try {
+    (void)load_spec_text(bomb, "bomb.yaml");
+  } catch (const SpecError& e) {
+    err = e.diagnostics().str();
+  }
+  CHECK(err.find("bomb.yaml:") == 0);
+  CHECK(err.find("holds more than 1000000 values (with YAML aliases expanded)") != std::string::npos);
+}
+
+TEST_CASE("validation is linear in failing sweep points: 15,000 points that each fail differently") {
+  // Each point's error names its own value: 15,000 distinct failures, grouped by hash, not by scanning.
+  std::string values;
+  for (int i = 0; i < 15000; ++i) values += (values.empty() ? "" : ", ") + std::to_string(100000 + i) + " B";
+  const std::string text = "dissect: 1\npath: const\narray: {size: 1 KiB, stride: 4 B}\nmax_points: 20000\n"
+                           "sweep:\n  array.size: [" + values + "]\n";
+  const auto t0 = std::chrono::steady_clock::now();
+  std::string err;
+  try {
+    (void)load_spec_text(text, "many.yaml");
+  } catch (const SpecError& e) {
+    err = e.diagnostics().str();
+  }
+  const double s = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+  CHECK(err.find("many.yaml:6:") != std::string::npos);
+  CHECK(err.find("more distinct errors not shown") != std::string::npos);
+  CHECK(s < 10.0);  // 27 s when each failure was compared with every earlier one
 }

@@ -55,3 +55,24 @@ TEST_CASE("blank lines and CRLF are tolerated") {
   REQUIRE(t.points.size() == 1);
   CHECK(t.points[0].samples[0].latency == 10);
 }
+
+TEST_CASE("numbers of 2^64 or more are an error, not a silent 0") {
+  const std::string head = "size_bytes,stride_bytes,seq,offset_bytes,latency\n";
+  CHECK(error_of(head + "4096,4,0,18446744073709551616,250\n") ==
+        "t.csv:2: column 'offset_bytes': 18446744073709551616 is out of range (2^64 or more)\n");
+  CHECK(error_of(head + "1e30,4,0,0,250\n").find("t.csv:2: column 'size_bytes': 1e30 is out of range") == 0);
+  CHECK(error_of(head + "4096,4,0,18446744073709549568,250\n").empty());  // the largest double below 2^64
+}
+
+TEST_CASE("an unclosed quote, even on the last line, is an error") {
+  CHECK(error_of("size_bytes,stride_bytes,seq,offset_bytes,latency\n4096,4,0,0,250\n4096,4,1,4,\"250") ==
+        "t.csv:3: a quoted cell is not closed\n");
+}
+
+TEST_CASE("the number of points is bounded row by row: a million one-row points stop at the limit") {
+  std::string text = "size_bytes,stride_bytes,seq,offset_bytes,latency\n";
+  text.reserve(text.size() + (kMaxImportedPoints + 10) * 24);
+  for (std::size_t i = 0; i <= kMaxImportedPoints; ++i) text += std::to_string(4096 + i) + ",4,0,0,250\n";
+  const std::string err = error_of(text);
+  CHECK(err.find("t.csv:" + std::to_string(kMaxImportedPoints + 2) + ": more than 100000 points") == 0);
+}

@@ -1,0 +1,23 @@
+#include "engine/core/files.hpp"
+
+#include <doctest/doctest.h>
+
+#include <string>
+
+#include "support/temp_dir.hpp"
+
+using namespace dissect;
+using dissect::test::TempDir;
+
+TEST_CASE("read_text_file_bounded reads up to its limit and refuses more without reading it") {
+  TempDir dir;
+  const std::string small = dir.write("small", std::string(100, 'x'));
+  CHECK(read_text_file_bounded(small, 100).size() == 100);
+  CHECK_THROWS_AS(read_text_file_bounded(small, 99), FileTooLarge);
+  // An endless device is refused after limit + 1 bytes, not read until memory runs out.
+  CHECK_THROWS_AS(read_text_file_bounded("/dev/zero", 1 << 20), FileTooLarge);
+  // The system's reason, not a guess.
+  CHECK_THROWS_WITH_AS(read_text_file_bounded(dir.file("missing"), 10), doctest::Contains("No such file or directory"),
+                       std::runtime_error);
+  CHECK_THROWS_WITH_AS(read_text_file_bounded(dir.path(), 10), doctest::Contains("Is a directory"), std::runtime_error);
+}

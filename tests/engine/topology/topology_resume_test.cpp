@@ -1,0 +1,104 @@
+// dissect topology --resume: a killed topology continues to the result of an
+// uninterrupted one; another device is refused.
+#include "engine/topology/topology_resume.hpp"
+
+#include <doctest/doctest.h>
+#include <signal.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <chrono>
+#include <filesystem>
+#include <thread>
+
+#include "support/process.hpp"
+#include "support/temp_dir.hpp"
+
+using dissect::test::read_file;
+using dissect::test::run_dissect;
+using dissect::test::TempDir;
+namespace fs = std::filesystem;
+using json = nlohmann::json;
+
+namespace {
+
+json topology_of(const std::string& dir) {
+  try {
+    return json::parse(read_file(dir + "/topology.json"));
+  } catch (const std::exception&) {
+    return json::object();  // not written yet, or being replaced
+  }
+}
+
+// The steps recorded so far, the one in progress included.
+std::size_t steps_recorded(const std::string& dir) {
+  const json t = topology_of(dir);
+  return t.contains("experiments") ? t["experiments"].size() : 0;
+}
+
+// A topology killed (SIGKILL) once `steps` steps are on record.
+void kill_topology_after(const std::string& out, std::size_t steps) {
+  std::fflush(stdout);
+  std::fflush(stderr);
+  const pid_t pid = ::fork();
+  REQUIRE(pid >= 0);
+  if (pid == 0) {
+    if (std::freopen("/dev/null", "w", stdout) == nullptr) ::_exit(126);
+    ::dup2(1, 2);
+    ::execl(DISSECT_BINARY, DISSECT_BINARY, "topology", "--device", "sim:fermi-gtx560ti", "--fast", "--quiet",
+            "--no-report", "--out", out.c_str(), static_cast<char*>(nullptr));
+    ::_exit(127);
+  }
+  const auto end = std::chrono::steady_clock::now() + std::chrono::seconds(60);
+  while (std::chrono::steady_clock::now() < end && steps_recorded(out) < steps)
+    std::this_thread::sleep_for(std::chrono::milliseconds(2));
+  ::kill(pid, SIGKILL);
+  ::waitpid(pid, nullptr, 0);
+}
+
+// topology.json without what differs from run to run (times, clocks read at run time).
+json measured_part(json t) {
+  for (const char* k : {"timings", "started", "finished", "resumed", "device"}) t.erase(k);
+  for (auto& e : t["experiments"])
+    for (const char* k : {"wall_ms", "analysis_ms", "kernel_ms", "compile_ms"}) e.erase(k);
+  return t;
+}
+
+}  // namespace
+
+TEST_CASE("a killed topology resumes to the uninterrupted result; steps done are kept") {
+  TempDir dir;
+  REQUIRE(run_dissect("topology --device sim:fermi-gtx560ti --fast --quiet --no-report --out " + dir.file("whole"))
+              .status == 0);
+  const std::string cut = dir.file("cut");
+  kill_topology_after(cut, 8);
+  const json before = topology_of(cut);
+  CHECK(before["status"] == "running");  // killed: recognisably not finished
+  REQUIRE(before["experiments"].size() < topology_of(dir.file("whole"))["experiments"].size());
+  const auto kept = fs::last_write_time(cut + "/topology_l1_latency/points.csv");
+  // Recognised as killed where it is read.
+  const auto rep = run_dissect("report " + cut + " --out " + dir.file("rep") + " --no-render");
+  CHECK(rep.output.find("says 'running' but no process is writing it: the topology was killed") != std::string::npos);
+
+  const auto r = run_dissect("topology --resume " + cut + " --quiet --no-report");
+  CAPTURE(r.output);
+  CHECK(r.status == 0);
+  const json after = topology_of(cut);
+  CHECK(after["status"] == "complete");
+  CHECK(after["resumed"].size() == 1);
+  CHECK(measured_part(after) == measured_part(topology_of(dir.file("whole"))));
+  CHECK(fs::last_write_time(cut + "/topology_l1_latency/points.csv") == kept);  // a completed step is not rerun
+}
+
+TEST_CASE("topology --resume refuses another device and options that the directory fixes") {
+  TempDir dir;
+  REQUIRE(run_dissect("topology --device sim:fermi-gtx560ti --quiet --no-report --only l1_latency --out " +
+                      dir.file("t")).status == 0);
+  auto r = run_dissect("topology --resume " + dir.file("t") + " --device sim:h100-sxm --quiet --no-report");
+  CHECK(r.status == 1);
+  CHECK(r.output.find("a resumed topology continues on the same device") != std::string::npos);
+  CHECK(run_dissect("topology --resume " + dir.file("t") + " --fast").status == 2);
+  r = run_dissect("topology --resume " + dir.file("none") + " --device sim:fermi-gtx560ti --quiet --no-report");
+  CHECK(r.status == 1);
+  CHECK(r.output.find("nothing to resume") != std::string::npos);
+}
