@@ -68,6 +68,20 @@ class SetsAnalyzer final : public Analyzer {
       grids.push_back(stats::make_grid(stats::main_chase(*p), model, hit, true, 1.25, &ignore));
     // Misclassification rate: what the smallest N (below C) shows, at least `noise`'s floor.
     const double eps = stats::noise_rate(grids.front(), noise);
+    // The smallest N (at or below C) sets the misclassification rate. Where it already
+    // misses often, no line of a larger N misses significantly more, and "no point
+    // misses" would be wrong: say what was seen (on Hopper, a per-access chase's
+    // sample stores evict L1 lines near the capacity: timing.mode on_chip avoids them).
+    if (eps > 0.01) {
+      Finding u = stats::undetermined(
+          name(), "sets",
+          "the smallest N (" + format_bytes(g.points.front()->size_bytes()) + ") already misses on " +
+              stats::fmt(100 * eps) + "% of its accesses: against that rate no line of a larger N misses "
+              "significantly more (sample stores that evict lines, or a size above C; timing.mode on_chip keeps "
+              "samples on the SM) [" + g.label() + "]");
+      u.details["noise_rate"] = eps;
+      return u;
+    }
     std::vector<stats::StairPoint> stair;
     for (std::size_t i = 0; i < g.points.size(); ++i) {
       const auto pos = grids[i].positions();

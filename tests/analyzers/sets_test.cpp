@@ -99,3 +99,23 @@ TEST_CASE("sets: steps of unequal sizes are no stage-method geometry: undetermin
   CHECK(f.summary.find("unequal numbers of lines") != std::string::npos);
   CHECK(f.details["staircase_sets"] == 32);
 }
+
+TEST_CASE("sets: a series whose smallest N already misses often names no staircase (not 'every N fits')") {
+  // N from C + 8 b: every point misses on a quarter of the lines or more, so the
+  // misclassification rate read at the smallest N is high and no line misses
+  // significantly more.
+  const auto cfg = RefCacheConfig::uniform(16384, 128, 4);
+  TraceSet t;
+  for (std::uint64_t k = 8; k <= 16; ++k) {
+    test::ChaseSpec cs;
+    cs.size = cfg.capacity() + k * cfg.line;
+    cs.stride = cfg.line;
+    cs.iterations = 20 * (cs.size / cfg.line);
+    t.points.push_back(test::cache_chase(t.points.size(), cfg, cs, {}, {}));
+  }
+  const Finding f = test::analyze(t, "sets");
+  INFO(f.to_json().dump());
+  CHECK(f.value.is_null());
+  CHECK(f.summary.find("already misses on") != std::string::npos);
+  CHECK(f.summary.find("fits") == std::string::npos);
+}
