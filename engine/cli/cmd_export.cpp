@@ -90,6 +90,11 @@ int cmd_export(const Args& args) {
     std::cerr << "dissect export: " << e.what() << "\n";
     return kExitInvalid;
   }
+  // A topology that did not complete (interrupted, failed steps, or killed while 'running')
+  // exports what it measured; the steps it lacks become stated defaults: say so.
+  if (const std::string st = topology.topology.value("status", std::string("unknown")); st != "complete")
+    std::cerr << "dissect export: warning: " << files.front() << " is a topology whose status is '" << st
+              << "': what its missing steps would have measured is exported as [default]\n";
   const AccelSimConfig config = accelsim_config(topology);
   const std::string text = render_gpgpusim_config(config, topology);
   const std::string trace = render_trace_config(config, topology);

@@ -1,6 +1,7 @@
 #include "engine/core/files.hpp"
 
 #include <fcntl.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include <algorithm>
@@ -25,8 +26,15 @@ std::string read_text_file(const std::string& path) {
 }
 
 std::string read_text_file_bounded(const std::string& path, std::size_t max_bytes) {
-  const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
+  // Non-blocking open and a look at what it is: a FIFO, socket or terminal named as a
+  // spec or include would block the reader (a fuzzer finds `include: /dev/stdin`).
+  const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC | O_NONBLOCK);
   if (fd < 0) throw std::runtime_error(path + ": cannot open file: " + std::strerror(errno));
+  struct stat st{};
+  if (::fstat(fd, &st) != 0 || S_ISFIFO(st.st_mode) || S_ISSOCK(st.st_mode) || ::isatty(fd) != 0) {
+    ::close(fd);
+    throw std::runtime_error(path + ": not a file (a pipe, socket or terminal)");
+  }
   std::string out;
   char buf[1 << 16];
   for (;;) {

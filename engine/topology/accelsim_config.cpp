@@ -35,6 +35,12 @@ std::optional<double> latency_of(const TopologyFile& t, const std::string& cache
   return std::nullopt;
 }
 
+// The topology.json key latency_of read, for the comment that cites it.
+std::string latency_key(const TopologyFile& t, const std::string& cache) {
+  const auto v = t.cache_number(cache, "latency_corrected_cycles");
+  return "caches." + cache + (v && *v > 0 ? ".latency_corrected_cycles" : ".latency_cycles");
+}
+
 std::string cycles_text(double c) { return fmt::format("{:.1f} cycles", c); }
 
 // A cache's replacement letter: L (LRU) or F (FIFO), the only two the format has.
@@ -356,7 +362,7 @@ AccelSimConfig accelsim_config(const TopologyFile& t) {
     for (const auto& v : l2_row["hit_levels_cycles"])
       levels += (levels.empty() ? "" : " / ") + fmt::format("{:.0f}", v.get<double>());
     mem.options.push_back(option("-gpgpu_n_chiplet_partition", std::to_string(l2_row["hit_levels_cycles"].size()),
-                                 {"L2 partitions: measured, one per L2 hit level (near / far: " + levels +
+                                 {"L2 partitions: inferred, one per measured L2 hit level (near / far: " + levels +
                                   " cycles, caches.l2.hit_levels_cycles); an option of recent Accel-Sim only"},
                                  true));
   }
@@ -377,14 +383,14 @@ AccelSimConfig accelsim_config(const TopologyFile& t) {
   const auto smem_lat = latency_of(t, "shared");
   if (l1_lat)
     lat.options.push_back(option("-gpgpu_l1_latency", fmt::format("{:.0f}", *l1_lat),
-                                 {"L1 hit: measured " + cycles_text(*l1_lat) + " (caches.l1.latency_corrected_cycles)"},
+                                 {"L1 hit: measured " + cycles_text(*l1_lat) + " (" + latency_key(t, "l1") + ")"},
                                  true));
   else
     lat.options.push_back(option("-gpgpu_l1_latency", "20", {"L1 hit [default: not measured]"}, false));
   if (smem_lat)
     lat.options.push_back(option("-gpgpu_smem_latency", fmt::format("{:.0f}", *smem_lat),
                                  {"shared memory: measured " + cycles_text(*smem_lat) +
-                                  " (caches.shared.latency_corrected_cycles)"},
+                                  " (" + latency_key(t, "shared") + ")"},
                                  true));
   else
     lat.options.push_back(option("-gpgpu_smem_latency", "20", {"shared memory [default: not measured]"}, false));
@@ -414,9 +420,11 @@ AccelSimConfig accelsim_config(const TopologyFile& t) {
   const json sh = t.topology["caches"].value("shared", json::object());
   if (auto banks = positive(t.cache_number("shared", "banks")))
     sm.options.push_back(option("-gpgpu_shmem_num_banks", std::to_string(*banks),
-                                  {fmt::format("measured (caches.shared.banks; {} B wide: the format has no width "
-                                               "option)",
-                                               sh.value("bank_width_bytes", 0))},
+                                  {sh.value("bank_width_bytes", 0) > 0
+                                       ? fmt::format("measured (caches.shared.banks; {} B wide: the format has no "
+                                                     "width option)",
+                                                     sh.value("bank_width_bytes", 0))
+                                       : std::string("measured (caches.shared.banks; their width not measured)")},
                                   true));
   else
     sm.options.push_back(option("-gpgpu_shmem_num_banks", "32", {"[default: not measured]"}, false));
@@ -456,7 +464,8 @@ AccelSimConfig accelsim_config(const TopologyFile& t) {
       dram_mhz = gbps * 1000.0 / per_clock;
       bandwidth_derived = true;
       clock_com.push_back(fmt::format("DRAM {:.0f} MHz: derived from the measured global bandwidth {:.0f} GB/s "
-                                      "(bandwidth.global) = {} channels x 8 B x 2 per clock x clock; the "
+                                      "(bandwidth.global) = {} channels x 8 B x 2 per clock x clock, where the "
+                                      "channels, the 8 B bus and the 2 transfers per clock are [defaults]; the "
                                       "measurement is a lower bound of the peak",
                                       dram_mhz, gbps, l2.n_mem));
     }
@@ -481,7 +490,7 @@ AccelSimConfig accelsim_config(const TopologyFile& t) {
   const auto tex_lat = latency_of(t, "texture");
   const std::string tl = tex_lat ? fmt::format("{:.0f}", *tex_lat) : std::string("200");
   const std::string tex_source = tex_lat ? "texture hit: measured " + cycles_text(*tex_lat) +
-                                               " (caches.texture.latency_corrected_cycles)"
+                                               " (" + latency_key(t, "texture") + ")"
                                          : std::string("texture latency [default: not measured]");
   tex.options.push_back(option("-specialized_unit_2", "1,4," + tl + ",4,4,TEX",
                                {"<enabled>,<units>,<max latency>,<ID_OC>,<OC_EX>,<name>: units and ports [default]",

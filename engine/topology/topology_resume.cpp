@@ -4,6 +4,7 @@
 
 #include "dissect_git_revision.hpp"
 #include "engine/core/files.hpp"
+#include "engine/spec/identifier.hpp"
 
 namespace dissect {
 namespace fs = std::filesystem;
@@ -60,11 +61,20 @@ TopologyResumeState read_resumable_topology(const std::string& out_dir, const De
   return s;
 }
 
+std::string recorded_bundle_dir(const std::string& out_dir, const json& step) {
+  const json* b = step.contains("bundle") ? &step["bundle"] : nullptr;
+  if (b == nullptr || !b->is_string()) return "";
+  const std::string name = b->get<std::string>();
+  // A damaged or edited topology.json must not lead a resumption out of its directory.
+  if (name_problem(name)) return "";
+  return (fs::path(out_dir) / name).string();
+}
+
 std::optional<std::vector<Finding>> recorded_findings(const std::string& out_dir, const json& step) {
-  const std::string bundle = step.value("bundle", std::string());
+  const std::string bundle = recorded_bundle_dir(out_dir, step);
   if (bundle.empty()) return std::nullopt;
   try {
-    const json f = json::parse(read_text_file((fs::path(out_dir) / bundle / "findings.json").string()));
+    const json f = json::parse(read_text_file((fs::path(bundle) / "findings.json").string()));
     std::vector<Finding> out;
     for (const auto& j : f.at("findings")) out.push_back(Finding::from_json(j));
     return out;

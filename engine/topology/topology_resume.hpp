@@ -32,5 +32,8 @@ TopologyResumeState read_resumable_topology(const std::string& out_dir, const De
 // The findings a completed step's bundle holds (findings.json), or nullopt when
 // they cannot be read (the topology was killed while analysing it).
 std::optional<std::vector<Finding>> recorded_findings(const std::string& out_dir, const nlohmann::json& step);
+// The bundle directory a recorded step names, under out_dir; "" when it names none or a
+// name that is not one path component (nothing outside out_dir is ever touched).
+std::string recorded_bundle_dir(const std::string& out_dir, const nlohmann::json& step);
 
 }  // namespace dissect

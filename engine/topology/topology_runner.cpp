@@ -125,8 +125,7 @@ json run_topology(Device& device, const TopologyOptions& options, const std::ato
     }
     // A step that was running, interrupted or failed (or completed without its findings) continues its bundle.
     std::string resume_bundle;
-    if (before != nullptr && before->contains("bundle") && before_status != "skipped")
-      resume_bundle = (fs::path(options.out_dir) / before->value("bundle", std::string())).string();
+    if (before != nullptr && before_status != "skipped") resume_bundle = recorded_bundle_dir(options.out_dir, *before);
     const StepSizing sizing = step.sizes_from(measured);
     if (const auto* skip = std::get_if<SkipStep>(&sizing)) {
       exp["status"] = "skipped";

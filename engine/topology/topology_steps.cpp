@@ -237,6 +237,19 @@ std::vector<TopologyStep> topology_plan() {
   plan.push_back({.id = "page_size", .label = "page size", .absorb = absorb::page_size});
   plan.push_back(bandwidth_step("shared", 1));
   plan.push_back(bandwidth_step("global", 8));
+  // Read bandwidth of L1 and L2, one block per SM: last, so that what they allocate
+  // cannot move the arrays of the steps above (the one-SM L2 steps depend on where
+  // their arrays lie: results/h100/README.md).
+  plan.push_back(bandwidth_step("l1", 1));
+  TopologyStep l2 = bandwidth_step("l2", 1);
+  l2.sizes_from = [](const TopologyResult& r) -> StepSizing {
+    Overrides o;
+    if (r.device.sm_count && *r.device.sm_count >= 1) o.push_back({"layout.blocks", std::to_string(*r.device.sm_count)});
+    // Half of what one SM fills stays in the L2 whichever SMs read it.
+    if (const auto c = r.size_of("l2")) o.push_back({"array.size", bytes(round_to(*c / 2, 1024 * 1024))});
+    return o;
+  };
+  plan.push_back(std::move(l2));
   return plan;
 }
 

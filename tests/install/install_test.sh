@@ -29,7 +29,7 @@ run_installed() {  # binary, its share/dissect, a name
   libdir=$(dirname "$share")/../lib/dissect
   if ls "$libdir"/libnvrtc.so.* >/dev/null 2>&1; then
     local libs  # not `ldd | grep -q`: grep's early exit would fail the pipe (pipefail)
-    libs=$(ldd "$bin")
+    libs=$(env -u LD_LIBRARY_PATH ldd "$bin")  # the RUNPATH alone, as an installed binary finds it
     grep -qF "=> $(dirname "$bin")/../lib/dissect/libnvrtc.so" <<<"$libs" \
       || fail "$name: the bundled NVRTC is not the one loaded"
   fi

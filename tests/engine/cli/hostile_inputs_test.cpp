@@ -2,6 +2,8 @@
 // with a clear error or is handled: nothing is written outside --out, nothing is
 // lost, damage is said.
 #include <doctest/doctest.h>
+
+#include <algorithm>
 #include <signal.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -199,7 +201,13 @@ TEST_CASE("SIGTERM and SIGHUP end a run and a topology with their status written
     const pid_t pid = spawn_dissect({"run", "--device", "sim:fermi-gtx560ti", "--quiet", "--out", out, spec},
                                     dir.file("run.log"));
     const std::string points = out + "/long/points.csv";
-    CHECK(wait_for([&] { return fs::exists(points) && fs::file_size(points) > 0; }, 60));
+    // The header and one committed point: the signal then ends the run between points or
+    // inside one, and at least one point is on disk either way.
+    auto lines = [&] {
+      const std::string text = fs::exists(points) ? read_file(points) : std::string();
+      return std::count(text.begin(), text.end(), '\n');
+    };
+    CHECK(wait_for([&] { return lines() >= 2; }, 60));
     ::kill(pid, sig);
     CHECK(wait_exit(pid) == 130);
     const auto h = json_of(out + "/long/bundle.json");
@@ -241,7 +249,8 @@ TEST_CASE("Ctrl-C ends a long point of the simulator at once, not when the point
   const auto t0 = std::chrono::steady_clock::now();
   ::kill(pid, SIGINT);
   CHECK(wait_exit(pid) == 130);
-  CHECK(std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count() < 5);
+  // The point takes tens of seconds; ending within a few is "at once", also on a loaded machine.
+  CHECK(std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count() < 15);
   const auto h = json_of(out + "/one/bundle.json");
   CHECK(h["status"] == "interrupted");
   CHECK(h["points_completed"] == 0);

@@ -1,6 +1,7 @@
 #include "engine/core/files.hpp"
 
 #include <doctest/doctest.h>
+#include <unistd.h>
 
 #include <string>
 
@@ -20,4 +21,13 @@ TEST_CASE("read_text_file_bounded reads up to its limit and refuses more without
   CHECK_THROWS_WITH_AS(read_text_file_bounded(dir.file("missing"), 10), doctest::Contains("No such file or directory"),
                        std::runtime_error);
   CHECK_THROWS_WITH_AS(read_text_file_bounded(dir.path(), 10), doctest::Contains("Is a directory"), std::runtime_error);
+}
+
+TEST_CASE("read_text_file_bounded refuses a pipe instead of blocking on it") {
+  int fds[2];
+  REQUIRE(::pipe(fds) == 0);
+  const std::string path = "/proc/self/fd/" + std::to_string(fds[0]);
+  CHECK_THROWS_WITH_AS(read_text_file_bounded(path, 1024), doctest::Contains("not a file"), std::runtime_error);
+  ::close(fds[0]);
+  ::close(fds[1]);
 }

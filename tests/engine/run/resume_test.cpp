@@ -24,9 +24,10 @@ namespace fs = std::filesystem;
 
 namespace {
 
-// 256 points of 20,000 samples: long enough (half a second on the simulator) to be killed mid-run.
+// 256 points of 100,000 samples: a few seconds on the simulator, so that the kill after the
+// sixth point lands mid-run on a loaded machine too.
 const char* kLongSpec =
-    "dissect: 1\nname: long\narray: {size: 64 KiB, stride: 4 B}\niterations: 20000\nanalyzers: [summary]\n"
+    "dissect: 1\nname: long\narray: {size: 64 KiB, stride: 4 B}\niterations: 100000\nanalyzers: [summary]\n"
     "sweep:\n  array.size: {from: 4 KiB, to: 1 MiB, step: 4 KiB}\n";
 
 std::size_t lines_of(const std::string& path) {

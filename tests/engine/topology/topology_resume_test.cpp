@@ -102,3 +102,16 @@ TEST_CASE("topology --resume refuses another device and options that the directo
   CHECK(r.status == 1);
   CHECK(r.output.find("nothing to resume") != std::string::npos);
 }
+
+TEST_CASE("a recorded step's bundle is used only when it is one name under the directory") {
+  using nlohmann::json;
+  using dissect::recorded_bundle_dir;
+  using dissect::recorded_findings;
+  CHECK(recorded_bundle_dir("/out", json{{"bundle", "topology_l1_size"}}) == "/out/topology_l1_size");
+  CHECK(recorded_bundle_dir("/out", json{{"bundle", "../../etc"}}).empty());
+  CHECK(recorded_bundle_dir("/out", json{{"bundle", "a/b"}}).empty());
+  CHECK(recorded_bundle_dir("/out", json{{"bundle", ".."}}).empty());
+  CHECK(recorded_bundle_dir("/out", json{{"bundle", 7}}).empty());
+  CHECK(recorded_bundle_dir("/out", json::object()).empty());
+  CHECK_FALSE(recorded_findings("/out", json{{"bundle", "../../etc"}}));
+}
