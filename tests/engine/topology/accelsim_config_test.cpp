@@ -72,9 +72,17 @@ void check_sim_export(const std::string& profile) {
   CHECK(c.l1.line_measured);
   CHECK(std::fabs(static_cast<double>(c.l1.bytes()) - static_cast<double>(g1.capacity_bytes())) <=
         static_cast<double>(g1.sector_bytes));
+  // An LRU L1 gets its sets and ways measured, and exported as the profile's where the
+  // format can hold them (a power-of-two set count: the linear index); an L1 of another
+  // policy (the Fermi profile's weighted random) may leave them undetermined. Otherwise
+  // the export marks them a default.
+  const bool expressible = g1.sets() > 0 && (g1.sets() & (g1.sets() - 1)) == 0;
+  if (g1.replacement.kind == sim::Replacement::Kind::lru && expressible) CHECK(c.l1.sets_measured);
   if (c.l1.sets_measured) {
     CHECK(c.l1.sets == g1.sets());
     CHECK(static_cast<double>(c.l1.ways) == g1.uniform_ways());
+  } else {
+    CHECK(text.find("[default") != std::string::npos);
   }
   CHECK(c.l1.sector == (g1.line_bytes == 128 && g1.sector_bytes == 32));
   // L2: the whole L2 (one SM's share times the partitions it sees), within the
