@@ -154,14 +154,21 @@ Location location_of(const YAML::Mark& mark, const std::string& file) {
 struct TooManyNodes {
   Location where;
 };
+// Thrown by convert when values nest deeper than kMaxSpecDepth (aliases expanded): the
+// conversion recurses once per level, and a fuzzer's alias chains overflowed the stack.
+struct TooDeep {
+  Location where;
+};
 
 // `budget`: the nodes the document may still hold. YAML aliases are expanded
 // here (a 400-byte alias bomb names billions of nodes), so the count is checked
 // node by node, before anything is copied.
-SpecNode convert(const YAML::Node& y, const std::string& file, Diagnostics& diags, std::size_t& budget) {
+SpecNode convert(const YAML::Node& y, const std::string& file, Diagnostics& diags, std::size_t& budget,
+                 std::size_t depth = 0) {
   SpecNode n;
   n.loc = location_of(y.Mark(), file);
   if (budget == 0) throw TooManyNodes{n.loc};
+  if (depth > kMaxSpecDepth) throw TooDeep{n.loc};
   --budget;
   switch (y.Type()) {
     case YAML::NodeType::Undefined:
@@ -175,7 +182,7 @@ SpecNode convert(const YAML::Node& y, const std::string& file, Diagnostics& diag
       break;
     case YAML::NodeType::Sequence:
       n.kind = SpecNode::Kind::sequence;
-      for (const auto& item : y) n.items.push_back(convert(item, file, diags, budget));
+      for (const auto& item : y) n.items.push_back(convert(item, file, diags, budget, depth + 1));
       break;
     case YAML::NodeType::Map: {
       n.kind = SpecNode::Kind::map;
@@ -191,7 +198,7 @@ SpecNode convert(const YAML::Node& y, const std::string& file, Diagnostics& diag
           diags.error(key_loc, "duplicate key '" + key + "'");
           continue;
         }
-        n.entries.push_back({key, key_loc, convert(kv.second, file, diags, budget)});
+        n.entries.push_back({key, key_loc, convert(kv.second, file, diags, budget, depth + 1)});
       }
       break;
     }
@@ -216,6 +223,9 @@ SpecNode parse_yaml(const std::string& text, const std::string& file) {
   } catch (const TooManyNodes& e) {
     throw SpecError(e.where, "the document holds more than " + std::to_string(kMaxSpecNodes) +
                                  " values (with YAML aliases expanded); a spec this large is refused");
+  } catch (const TooDeep& e) {
+    throw SpecError(e.where, "values nest more than " + std::to_string(kMaxSpecDepth) +
+                                 " levels deep (with YAML aliases expanded); a spec this deep is refused");
   }
   if (!diags.empty()) throw SpecError(diags);
   if (node.is_null()) node.loc = {file, 1, 1};

@@ -60,6 +60,8 @@ struct SpecNode::Entry {
 // is a few KiB and a few hundred values.
 inline constexpr std::size_t kMaxSpecFileBytes = 1u << 20;
 inline constexpr std::size_t kMaxSpecNodes = 1'000'000;
+// ... nesting at most kMaxSpecDepth levels (the library's deepest spec nests 5).
+inline constexpr std::size_t kMaxSpecDepth = 64;
 
 // Parses YAML text. `file` names the source in locations. Throws SpecError
 // (with the YAML parser's line and column) on malformed YAML or duplicate keys.

@@ -156,6 +156,20 @@ TEST_CASE("spec and include sizes are bounded before reading: a huge file, /dev/
   CHECK(errors_of_file(zero).find("zero.yaml:2:10: include: /dev/zero:1:1: file larger than") != std::string::npos);
 }
 
+TEST_CASE("values nested deeper than the limit are refused with a location, not a stack overflow") {
+  // 200 nested sequences; the fuzzer's reproducer (fuzz/corpus/spec_loader/
+  // regression-alias-nesting-stack-overflow.yaml) reached the same depth through aliases.
+  const std::string deep = "dissect: 1\na: " + std::string(200, '[') + "1" + std::string(200, ']') + "\n";
+  std::string err;
+  try {
+    (void)load_spec_text(deep, "deep.yaml");
+  } catch (const SpecError& e) {
+    err = e.diagnostics().str();
+  }
+  CHECK(err.find("deep.yaml:2:") == 0);
+  CHECK(err.find("nest more than 64 levels deep") != std::string::npos);
+}
+
 TEST_CASE("a YAML alias bomb is refused after a bounded number of values") {
   // 399 bytes that name 10^9 values once aliases are expanded.
   std::string bomb = "dissect: 1\na: &a [x, x, x, x, x, x, x, x, x, x]\n";
