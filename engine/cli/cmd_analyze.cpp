@@ -8,7 +8,7 @@
 #include "engine/cli/parse_options.hpp"
 #include "engine/core/files.hpp"
 #include "engine/run/analysis.hpp"
-#include "engine/spec/spec.hpp"
+#include "engine/run/bundle_analysis_plan.hpp"
 #include "engine/trace/trace_import.hpp"
 
 namespace dissect::cli {
@@ -19,7 +19,9 @@ int cmd_analyze(const Args& args) {
       "Usage: dissect analyze BUNDLE [options]\n"
       "       dissect analyze --trace FILE.csv [options]\n\n"
       "Runs analyzers offline (no GPU needed). On a bundle, the default analyzers are the\n"
-      "ones its spec names (else summary); on a trace CSV, every analyzer. A trace CSV needs\n"
+      "ones its spec names, with their parameters, read from the expanded spec that\n"
+      "bundle.json records (no spec or include file is read; a spec that names none:\n"
+      "summary); on a trace CSV, every analyzer. A trace CSV needs\n"
       "the columns size_bytes, stride_bytes, seq, offset_bytes, latency (cycles); rows that\n"
       "share size_bytes and stride_bytes form one sweep point, in file order; other columns\n"
       "are ignored.\n\nOptions");
@@ -68,16 +70,13 @@ int cmd_analyze(const Args& args) {
         std::cerr << "dissect analyze: " << bundle << ": analysing " << traces.points.size() << " points, " << samples
                   << " samples\n";
       }
-      if (names.empty() && b.header.contains("spec") && b.header["spec"].contains("text")) {
-        try {
-          const Spec s = load_spec_text(b.header["spec"]["text"].get<std::string>(),
-                                        b.header["spec"].value("path", "bundle spec"));
-          requests = requests_from(s.base.analyzers);
-        } catch (const SpecError&) {
-          // The recorded spec may include files that moved since; fall back to the default.
-        }
+      if (names.empty()) {
+        // The spec's own analyzers, from the expanded spec the bundle records: a
+        // bundle moved away from its spec and includes re-analyses the same way.
+        BundleAnalysisPlan plan = plan_bundle_analysis(b.header, bundle);
+        for (const auto& w : plan.warnings) std::cerr << "dissect analyze: " << bundle << ": warning: " << w << "\n";
+        requests = std::move(plan.requests);
       }
-      if (names.empty() && requests.empty()) names = {"summary"};
     }
   } catch (const SpecError& e) {
     std::cerr << e.diagnostics().str();

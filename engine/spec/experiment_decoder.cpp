@@ -8,6 +8,7 @@
 #include <map>
 #include <set>
 
+#include "engine/spec/analysis_section.hpp"
 #include "engine/spec/identifier.hpp"
 #include "engine/spec/units.hpp"
 
@@ -453,79 +454,11 @@ Experiment decode_experiment(const SpecNode& root, Diagnostics& d) {
     }
   }
 
-  // analyzers: a list of names or {name: X, params: {...}} / {X: {...}}
-  if (const SpecNode* an = top.get("analyzers")) {
-    if (!an->is_sequence()) {
-      d.error(an->loc, "analyzers: expected a list (e.g. '[cache_size, line_size]')");
-    } else {
-      for (const auto& item : an->items) {
-        AnalyzerRequest req;
-        req.loc = item.loc;
-        if (item.is_scalar()) {
-          req.name = item.scalar;
-        } else if (item.is_map() && item.entries.size() == 1 && item.find("name") == nullptr) {
-          req.name = item.entries[0].key;
-          req.loc = item.entries[0].key_loc;
-          const SpecNode& params = item.entries[0].value;
-          if (!params.is_null() && !params.is_map()) {
-            d.error(params.loc, "analyzers: parameters of '" + req.name + "' must be a mapping");
-            continue;
-          }
-          nlohmann::json j = nlohmann::json::object();
-          for (const auto& p : params.entries) {
-            if (!p.value.is_scalar()) {
-              d.error(p.value.loc, "analyzers: parameter '" + p.key + "' must be a single value");
-              continue;
-            }
-            j[p.key] = p.value.scalar;
-          }
-          req.params_json = j.dump();
-        } else {
-          d.error(item.loc, "analyzers: each entry is a name or 'name: {param: value}'");
-          continue;
-        }
-        e.analyzers.push_back(std::move(req));
-      }
-    }
-  }
-
-  // expect: ["line_size == 128 B", ...]
-  if (const SpecNode* ex = top.get("expect")) {
-    if (!ex->is_sequence()) {
-      d.error(ex->loc, "expect: expected a list of conditions such as 'line_size == 128 B'");
-    } else {
-      for (const auto& item : ex->items) {
-        if (!expect_scalar(item, "expect", "a condition such as 'line_size == 128 B'", d)) continue;
-        Expectation x;
-        x.text = item.scalar;
-        x.loc = item.loc;
-        static const std::vector<std::string> ops{"==", "!=", "<=", ">=", "<", ">"};
-        std::size_t pos = std::string::npos;
-        for (const auto& op : ops) {
-          pos = x.text.find(op);
-          if (pos != std::string::npos) {
-            x.op = op;
-            break;
-          }
-        }
-        auto trim = [](std::string s) {
-          while (!s.empty() && s.front() == ' ') s.erase(s.begin());
-          while (!s.empty() && s.back() == ' ') s.pop_back();
-          return s;
-        };
-        if (pos == std::string::npos) {
-          d.error(item.loc, "expect: '" + x.text + "' has no comparison (==, !=, <, <=, >, >=)");
-          continue;
-        }
-        x.finding = trim(x.text.substr(0, pos));
-        x.value = trim(x.text.substr(pos + x.op.size()));
-        if (x.finding.empty() || x.value.empty()) {
-          d.error(item.loc, "expect: '" + x.text + "' needs a finding on the left and a value on the right");
-          continue;
-        }
-        e.expectations.push_back(std::move(x));
-      }
-    }
+  // analyzers: and expect:, decoded apart (dissect analyze reads them from a bundle's record).
+  if (top.node() != nullptr) {
+    AnalysisSection analysis = decode_analysis_section(*top.node(), d);
+    e.analyzers = std::move(analysis.analyzers);
+    e.expectations = std::move(analysis.expectations);
   }
 
   // ---- checks that need the whole experiment --------------------------------
