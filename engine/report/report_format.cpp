@@ -7,6 +7,17 @@
 
 namespace dissect::report {
 
+std::string binary_size_text(double v) {
+  const double a = std::fabs(v);
+  const double kib = 1024.0;
+  char buf[64];
+  if (a < kib) std::snprintf(buf, sizeof buf, "%.6g B", v);
+  else if (a < kib * kib) std::snprintf(buf, sizeof buf, "%.6g KiB", v / kib);
+  else if (a < kib * kib * kib) std::snprintf(buf, sizeof buf, "%.6g MiB", v / kib / kib);
+  else std::snprintf(buf, sizeof buf, "%.6g GiB", v / kib / kib / kib);
+  return buf;
+}
+
 std::string size_label(double bytes) {
   if (std::isnan(bytes)) return "nan";
   const double kib = 1024.0, mib = kib * 1024, gib = mib * 1024;

@@ -5,6 +5,7 @@
 #include <cmath>
 #include <optional>
 
+#include "engine/report/report_format.hpp"
 
 namespace dissect {
 namespace {
@@ -14,14 +15,7 @@ using json = nlohmann::json;
 bool is_pow2(std::uint64_t v) { return v != 0 && (v & (v - 1)) == 0; }
 
 // "241 KiB", "183.5 KiB", "23.25 MiB": the largest binary unit, to 6 significant digits.
-std::string bytes_text(std::uint64_t b) {
-  const auto v = static_cast<double>(b);
-  const double kib = 1024.0;
-  if (v < kib) return fmt::format("{} B", b);
-  if (v < kib * kib) return fmt::format("{:.6g} KiB", v / kib);
-  if (v < kib * kib * kib) return fmt::format("{:.6g} MiB", v / kib / kib);
-  return fmt::format("{:.6g} GiB", v / kib / kib / kib);
-}
+std::string bytes_text(std::uint64_t b) { return report::binary_size_text(static_cast<double>(b)); }
 
 std::optional<std::uint64_t> positive(const std::optional<double>& v) {
   if (!v || !(*v > 0) || !std::isfinite(*v)) return std::nullopt;

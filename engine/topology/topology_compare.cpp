@@ -10,6 +10,7 @@
 #include <map>
 
 #include "engine/core/paths.hpp"
+#include "engine/report/report_format.hpp"
 #include "engine/spec/units.hpp"
 
 namespace dissect {
@@ -20,14 +21,7 @@ using json = nlohmann::json;
 
 // Sizes in the largest binary unit they reach, to 6 significant digits ("183.5 KiB",
 // "23.25 MiB", "139.801 GiB"): a table read at a glance, exact for search steps.
-std::string bytes_text(double v) {
-  const double a = std::fabs(v);
-  const double kib = 1024.0;
-  if (a < kib) return fmt::format("{:.6g} B", v);
-  if (a < kib * kib) return fmt::format("{:.6g} KiB", v / kib);
-  if (a < kib * kib * kib) return fmt::format("{:.6g} MiB", v / kib / kib);
-  return fmt::format("{:.6g} GiB", v / kib / kib / kib);
-}
+std::string bytes_text(double v) { return report::binary_size_text(v); }
 
 // Device names in verdicts without the vendor ("H100 80GB HBM3").
 std::string short_device(const std::string& d) { return d.rfind("NVIDIA ", 0) == 0 ? d.substr(7) : d; }
