@@ -5,8 +5,8 @@
 #
 # Usage (from the repository root):
 #   bench/gpu_session.sh [-n N | --runs N] [--device D] [--cold] [PART...]
-# PART: tests | topology | bench | probes | summary, or all (the default: tests topology bench
-# summary; probes only when named). -n: topology runs (default 3; the first runs with an empty
+# PART: tests | topology | bench | probes | library | summary, or all (the default: tests topology
+# bench summary; probes and library only when named). -n: topology runs (default 3; the first runs with an empty
 # compile cache, the others warm). --cold: every topology run compiles afresh (--no-cache).
 #
 # Binary: bench/find_dissect.sh (DISSECT_BIN, else .carry/dissect, build-gpu/dissect,
@@ -17,13 +17,16 @@
 # `ctest --test-dir DISSECT_BUILD -L gpu`.
 # Environment: OUT (results, default /tmp/dissect-session/out), WORK (full run directories, left
 # on the machine; default /tmp/dissect-session/work), PROBES (bench/gpu spec names or spec paths
-# for `probes`; default the evidence specs of results/h200), DISSECT_CUDA_TIMING=1|2 (each
+# for `probes`; default the evidence specs of results/h200), LIBRARY (spec-library families for
+# `library`; default mei meltzer mt4g coalescing), SPEC_TIMEOUT (seconds per library spec, default 120), DISSECT_CUDA_TIMING=1|2 (each
 # run's breakdown or host timeline on its stderr), PER_SM_RUNS (bench/gpu_bench.sh).
 #
 # Under $OUT: nvidia-smi.txt; tests.txt; topology/run<i>/{topology.json,table.txt,stderr.txt},
 # topology/walls.txt, topology/run1_bundles.tgz (run 1's step bundles without traces, report,
 # kernel sources, PTX and SASS); bench.md, bench_table.txt; probes.tgz.part-* (the probes'
-# bundles, traces gzipped, without kernel sources, PTX and SASS, and logs/<name>.txt); summary.txt (what is
+# bundles, traces gzipped, without kernel sources, PTX and SASS, and logs/<name>.txt);
+# library.tgz.part-* (the same for every spec of the library, as `make -C specs` lays them out,
+# plus logs/<family>_<name>.txt and times.txt); summary.txt (what is
 # printed last: GPU test counts, the benchmark's target table, one row per topology run).
 set -uo pipefail
 
@@ -36,7 +39,7 @@ while (($#)); do
     --cold) COLD=1; shift ;;
     -h | --help) usage; exit 0 ;;
     all) PARTS+=(tests topology bench summary); shift ;;
-    tests | topology | bench | probes | summary) PARTS+=("$1"); shift ;;
+    tests | topology | bench | probes | library | summary) PARTS+=("$1"); shift ;;
     *) echo "gpu_session: unknown argument '$1'" >&2; usage >&2; exit 2 ;;
   esac
 done
@@ -125,6 +128,31 @@ if want probes; then
     2> /dev/null | split -b 15M - "$OUT/probes.tgz.part-"
 fi
 
+if want library; then
+  # The spec library as a user runs it (`make -C specs mei meltzer ... DEVICE=0`), one spec at a
+  # time under a time limit so that one slow spec cannot eat the session; failures are logged and
+  # the batch goes on.
+  L=$WORK/library
+  rm -rf "$L" "$OUT"/library* && mkdir -p "$L/logs"
+  export XDG_CACHE_HOME=$WORK/library-cache
+  for fam in ${LIBRARY:-mei meltzer mt4g coalescing}; do
+    for spec in "$ROOT/specs/$fam"/*.yaml; do
+      name=$(basename "$spec" .yaml)
+      mkdir -p "$L/$fam"
+      t0=$(date +%s%N)
+      timeout "${SPEC_TIMEOUT:-120}" "$BIN" run "$spec" --device "$DEVICE" --out "$L/$fam" -q \
+        > "$L/logs/${fam}_$name.txt" 2>&1
+      rc=$?
+      echo "$fam/$name exit $rc $((($(date +%s%N) - t0) / 1000000)) ms" >> "$L/times.txt"
+      ((rc)) && status=1
+    done
+  done
+  unset XDG_CACHE_HOME
+  find "$L" -name trace.csv -exec gzip -f {} +
+  tar czf - -C "$L" --exclude='*.cu' --exclude='*.cuh' --exclude='*.ptx*' --exclude='*.sass*' \
+    --exclude=report . 2> /dev/null | split -b 15M - "$OUT/library.tgz.part-"
+fi
+
 if want summary; then
   {
     echo "== $(date -u +%FT%TZ) $(smi 2> /dev/null | tail -1)"
@@ -139,6 +167,10 @@ if want summary; then
     if [ -d "$WORK/probes/logs" ] && want probes; then
       echo "== probes"
       for f in "$WORK"/probes/logs/*.txt; do echo "$(basename "$f" .txt): $(grep -m1 -E 'complete|failed|error' "$f")"; done
+    fi
+    if [ -f "$WORK/library/times.txt" ] && want library; then
+      echo "== spec library (exit, ms)"
+      cat "$WORK/library/times.txt"
     fi
     if [ -f "$OUT/topology/walls.txt" ]; then
       echo "== dissect topology --device $DEVICE"
