@@ -32,12 +32,13 @@ LevelModel pooled_levels(const std::vector<const PointTrace*>& points) {
   return cluster_levels(pool, o);
 }
 
-KneePoint reduce(const PointTrace& p, const LevelModel& m, int hit, const std::vector<bool>& ignore) {
+KneePoint reduce(const PointTrace& p, const LevelModel& m, int hit, const std::vector<bool>& ignore,
+                 double min_miss_penalty) {
   KneePoint k;
   k.point = &p;
   k.size = p.size_bytes();
   const Chase c = main_chase(p);
-  const PassGrid g = make_grid(c, m, hit, true, 1.25, &ignore);
+  const PassGrid g = make_grid(c, m, hit, true, 1 + min_miss_penalty, &ignore);
   k.known = g.known();
   k.misses = g.count(1);
   k.miss_fraction = k.known == 0 ? 0 : static_cast<double>(k.misses) / static_cast<double>(k.known);
@@ -109,6 +110,7 @@ nlohmann::json KneeResult::evidence() const {
                {"critical_0.05", ks.critical(0.05)}};
   }
   j["baseline_miss_fraction"] = baseline_rate;
+  if (penalty_bound >= 0) j["miss_penalty_bound"] = {{"relative", penalty_bound}, {"at_bytes", penalty_bound_at_bytes}};
   j["disagreements"] = disagreements;
   if (band_from_bytes != 0) j["mixed_band_bytes"] = {band_from_bytes, band_to_bytes};
   return j;
@@ -165,9 +167,38 @@ KneeResult find_knee_averaged(const std::vector<const PointTrace*>& points, cons
     r.reason = "the average latency rises from the smallest N (" + format_bytes(n_min) + ") on: the knee lies below it";
     return r;
   }
-  r.outcome = KneeResult::Outcome::knee;
   r.knee_bytes = r.series[on - 1].size;
   r.first_miss_bytes = r.series[on].size;
+  // Is the rise a capacity? Past a cache's capacity C, at most C of the N bytes (or C/line of
+  // the N/s lines) can still hit, whatever the replacement policy, so a share of at least
+  // 1 - C/N misses. Misses begin near C (below it for a non-LRU policy, never far above), so
+  // with C <= 2 x the first missing N, a point of N >= 4 x that misses at least half its
+  // accesses, and its rise bounds the miss penalty: penalty <= rise / (1 - 2 x first / N). A
+  // bound below the least penalty a cache level has means that the chain's mix of hit levels
+  // changed (its lines landing on near and far L2 partitions in other proportions), not that a
+  // cache overflowed; the per-access reduction makes the same cut with its 1 + min_miss_penalty
+  // level threshold.
+  for (const auto& k : r.series) {
+    if (k.size < 4 * r.first_miss_bytes) continue;
+    const double hit_bound = 2.0 * static_cast<double>(r.first_miss_bytes) / static_cast<double>(k.size);
+    const double bound = std::max(0.0, k.miss_fraction) / (1 - hit_bound);
+    if (bound > r.penalty_bound) r.penalty_bound = bound, r.penalty_bound_at_bytes = k.size;
+  }
+  if (r.penalty_bound >= 0 && r.penalty_bound < o.min_miss_penalty) {
+    char b[160];
+    std::snprintf(b, sizeof b, "%.1f%% at %s (%.0fx the first missing N)", 100 * r.penalty_bound,
+                  format_bytes(r.penalty_bound_at_bytes).c_str(),
+                  static_cast<double>(r.penalty_bound_at_bytes) / static_cast<double>(r.first_miss_bytes));
+    r.outcome = KneeResult::Outcome::undetermined;
+    r.reason = "the average latency rises from " + format_bytes(r.first_miss_bytes) +
+               " on, but too little for a cache's capacity: a miss would cost at most " + b +
+               ", less than the least a cache level's miss costs (" +
+               std::to_string(static_cast<int>(std::lround(100 * o.min_miss_penalty))) +
+               "%): a changing mix of hit latencies (e.g. near and far L2 partitions) or a TLB, not a capacity; "
+               "no knee in " + format_bytes(n_min) + ".." + format_bytes(n_max);
+    return r;
+  }
+  r.outcome = KneeResult::Outcome::knee;
   std::size_t consistent = 0;
   for (std::size_t i = 0; i < r.series.size(); ++i) consistent += (i < on) == r.series[i].clean ? 1 : 0;
   r.confidence = (1 - r.ks.p_value) * static_cast<double>(consistent) / static_cast<double>(r.series.size());
@@ -195,7 +226,7 @@ KneeResult find_knee(const std::vector<const PointTrace*>& points, const KneeOpt
     for (const auto* p : points) per_point.push_back(latencies(p->measured_samples(), kPoolPerPoint));
     r.ignored = static_levels(r.levels, r.hit, per_point);
   }
-  for (const auto* p : points) r.series.push_back(reduce(*p, r.levels, r.hit, r.ignored));
+  for (const auto* p : points) r.series.push_back(reduce(*p, r.levels, r.hit, r.ignored, o.min_miss_penalty));
   const std::uint64_t n_min = r.series.front().size, n_max = r.series.back().size;
   const auto hit_median = r.levels.levels[static_cast<std::size_t>(r.hit)].median;
   char buf[64];
@@ -203,7 +234,7 @@ KneeResult find_knee(const std::vector<const PointTrace*>& points, const KneeOpt
 
   bool slow_level = false;
   for (std::size_t c = static_cast<std::size_t>(r.hit) + 1; c < r.levels.levels.size(); ++c)
-    slow_level = slow_level || (r.levels.levels[c].median > 1.25 * hit_median && !r.ignored[c]);
+    slow_level = slow_level || (r.levels.levels[c].median > (1 + o.min_miss_penalty) * hit_median && !r.ignored[c]);
   if (!slow_level) {
     r.outcome = KneeResult::Outcome::above_range;
     r.reason = std::string("the sweep never leaves the first latency level (") + buf +
@@ -297,8 +328,8 @@ KneeProbe probe_capacity_misses(const PointTrace& baseline, const PointTrace& ca
   if (hit < 0) hit = 0;
   const auto ignore = static_levels(m, hit, {latencies(baseline.measured_samples(), kPoolPerPoint),
                                              latencies(candidate.measured_samples(), kPoolPerPoint)});
-  const KneePoint b = reduce(baseline, m, hit, ignore);
-  const KneePoint c = reduce(candidate, m, hit, ignore);
+  const KneePoint b = reduce(baseline, m, hit, ignore, o.min_miss_penalty);
+  const KneePoint c = reduce(candidate, m, hit, ignore, o.min_miss_penalty);
   pr.baseline_rate = b.miss_fraction;
   pr.candidate_rate = c.miss_fraction;
   pr.candidate_misses = c.misses;

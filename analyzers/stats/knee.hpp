@@ -29,6 +29,12 @@ struct KneeOptions {
   double below_rate = 0.01;     // a baseline above this miss share: the knee lies below the smallest N
   double min_miss_share = 0;    // ... and a miss share at least this much above the baseline's (a
                                 // cache whose misses start gradually: the knee where they matter)
+  // The least a capacity miss costs, relative to the hit latency: a miss goes to the next level of
+  // the hierarchy, and on every GPU published that costs far more than this (L1 -> L2 several
+  // times, L2 -> DRAM about twice, constant L1 -> L1.5 about twice). Per-access samples slower
+  // than the hit level by less are not misses; a chain average that rises by less is a changing
+  // mix of hit levels (near and far L2 partitions), or a TLB, not a cache's capacity.
+  double min_miss_penalty = 0.25;
 };
 
 struct KneePoint {
@@ -47,6 +53,10 @@ struct KneeResult {
   std::string reason;
   std::uint64_t knee_bytes = 0;        // largest N without capacity misses
   std::uint64_t first_miss_bytes = 0;  // the next point
+  // Chain timing: the largest miss penalty (relative to the baseline) that the rise at sizes of
+  // four times the first miss or more allows; negative when no such size was measured.
+  double penalty_bound = -1;
+  std::uint64_t penalty_bound_at_bytes = 0;
   // Where clean and missing points mix around the knee (both 0 when the
   // series switches at one N): the smallest N that misses, the largest clean.
   std::uint64_t band_from_bytes = 0, band_to_bytes = 0;

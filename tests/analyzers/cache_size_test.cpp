@@ -1,7 +1,9 @@
 #include <doctest/doctest.h>
 
 #include <cmath>
+#include <string>
 
+#include "engine/bundle/bundle.hpp"
 #include "support/analysis.hpp"
 #include "support/ref_model.hpp"
 
@@ -214,4 +216,133 @@ TEST_CASE("cache_size: min_miss_share puts a gradual knee where the misses matte
   const Finding two = test::analyze(t, "cache_size", {{"min_miss_share", 0.015}});
   INFO(two.to_json().dump());
   CHECK(two.value == 21 << 20);  // 22 MiB is the first with 1.5 % of misses or more
+}
+
+namespace {
+
+// Chain timing: a point whose three samples are all `latency` (the average of a chain).
+PointTrace chain_point(std::size_t id, std::uint64_t size, std::uint64_t stride, double latency) {
+  test::ChaseSpec cs;
+  cs.size = size;
+  cs.stride = stride;
+  PointTrace p = test::make_point(id, cs);
+  p.params["timing_mode"] = "chain";
+  p.accesses_per_pass = 0;
+  for (std::uint32_t r = 0; r < 3; ++r) {
+    Sample s;
+    s.seq = r;
+    s.latency = latency + 0.001 * r;
+    p.samples.push_back(s);
+  }
+  return p;
+}
+
+// A chain-timed point from the reference cache: the average latency of a warm chase.
+PointTrace chain_point_of(std::size_t id, const RefCacheConfig& cfg, std::uint64_t size, std::uint64_t stride) {
+  test::ChaseSpec cs;
+  cs.size = size;
+  cs.stride = stride;
+  cs.iterations = std::max<std::uint64_t>(256, 4 * size / stride);
+  const PointTrace fine = test::cache_chase(0, cfg, cs, {}, {});
+  double sum = 0;
+  for (const auto& s : fine.samples) sum += s.latency;
+  return chain_point(id, size, stride, sum / static_cast<double>(fine.samples.size()));
+}
+
+}  // namespace
+
+TEST_CASE("cache_size: a chain average that rises by a few percent and stays there is no capacity") {
+  // .cg chains inside a partitioned L2: from some N on the lines spread over near and far
+  // partitions in a new proportion and the average settles a few percent higher, however
+  // large N grows. No cache misses that cheaply: undetermined, with the bound that says so.
+  TraceSet t;
+  for (std::uint64_t n = 1024; n <= (16u << 20); n *= 2)
+    t.points.push_back(chain_point(t.points.size(), n, 4, n <= 4096 ? 280.0 : 285.0));
+  const Finding f = test::analyze(t, "cache_size");
+  INFO(f.to_json().dump());
+  CHECK(f.value.is_null());
+  CHECK(test::reason(f).find("too little for a cache's capacity") != std::string::npos);
+  REQUIRE(f.evidence.contains("miss_penalty_bound"));
+  CHECK(f.evidence["miss_penalty_bound"]["relative"].get<double>() < 0.25);
+  // The same shape with a miss that costs what a cache level's miss does is a knee.
+  for (auto& p : t.points)
+    for (auto& s : p.samples)
+      if (s.latency > 284) s.latency = 560;
+  const Finding g = test::analyze(t, "cache_size");
+  INFO(g.to_json().dump());
+  CHECK(g.value == 4096);
+  CHECK(g.details["bracket_bytes"] == nlohmann::json::array({4096, 8192}));
+}
+
+TEST_CASE("cache_size: strides above the line count lines, not bytes (Saavedra's family of curves)") {
+  // Fully associative, 128 lines of 128 B: at s = 32 B the knee is the size (16 KiB); at s = 512 B
+  // every access holds a line of its own and N overflows at 128 x 512 B = 64 KiB.
+  const auto cfg = RefCacheConfig::uniform(16384, 128, 128);
+  TraceSet t;
+  for (std::uint64_t s : {32u, 512u})
+    for (std::uint64_t n = 2048; n <= (1u << 20); n *= 2) t.points.push_back(chain_point_of(t.points.size(), cfg, n, s));
+  const auto all = test::analyze_all(t, "cache_size");
+  REQUIRE(all.size() == 2);
+  const Finding* small = nullptr;
+  const Finding* large = nullptr;
+  for (const auto& f : all) (f.details["series"]["stride_bytes"] == "32" ? small : large) = &f;
+  REQUIRE(small != nullptr);
+  REQUIRE(large != nullptr);
+  INFO(small->to_json().dump());
+  INFO(large->to_json().dump());
+  CHECK(small->unit == "B");
+  CHECK(small->value == 16384);
+  CHECK(large->unit == "lines");
+  CHECK(large->value == 128);
+  CHECK(large->details["capacity_lines_bracket"] == nlohmann::json::array({128, 256}));
+  CHECK(large->details["size_from_stride_bytes"] == 32);
+}
+
+namespace {
+
+std::vector<Finding> real_trace_findings(const std::string& dir) {
+  const Bundle b = read_bundle(std::string(DISSECT_TEST_DATA "/analyzers/gpu_traces/") + dir);
+  return test::analyze_all(b.traces, "cache_size");
+}
+
+}  // namespace
+
+TEST_CASE("cache_size: Meltzer's .cg sweep on an H100 and an H200 (real traces) finds no cache") {
+  // L1 off and the L2 far larger than the sweep's 16 MiB: the rises are the near/far mix.
+  for (const char* dir : {"h100_meltzer_saavedra_cg", "h200_meltzer_saavedra_cg"}) {
+    CAPTURE(dir);
+    const auto all = real_trace_findings(dir);
+    CHECK(all.size() > 10);
+    for (const auto& f : all) {
+      INFO(f.summary);
+      CHECK(f.value.is_null());
+    }
+  }
+}
+
+TEST_CASE("cache_size: Meltzer's .ca sweep on an H100 and an H200 (real traces): bracket at small strides, lines above") {
+  for (const char* dir : {"h100_meltzer_saavedra_ca", "h200_meltzer_saavedra_ca"}) {
+    CAPTURE(dir);
+    std::size_t sizes = 0, lines = 0;
+    for (const auto& f : real_trace_findings(dir)) {
+      INFO(f.summary);
+      if (f.value.is_null()) continue;
+      const auto stride = std::stoull(f.details["series"]["stride_bytes"].get<std::string>());
+      if (f.unit == "B") {
+        // The L1 of these GPUs holds 200-240 KiB under the default carveout: the 2x grid
+        // brackets it between 128 and 256 KiB, and the value never claims more than the grid.
+        ++sizes;
+        CHECK(stride <= 128);
+        CHECK(f.details["bracket_bytes"] == nlohmann::json::array({131072, 262144}));
+        CHECK(f.summary.find("128 KiB to 256 KiB") == 0);
+      } else {
+        ++lines;
+        CHECK(f.unit == "lines");
+        CHECK(stride > 128);
+        CHECK(f.details["capacity_lines_bracket"] == nlohmann::json::array({1024, 2048}));
+      }
+    }
+    CHECK(sizes == 6);
+    CHECK(lines >= 4);
+  }
 }
