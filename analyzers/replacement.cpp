@@ -12,6 +12,7 @@
 #include <map>
 
 #include "analyzers/analyzer.hpp"
+#include "analyzers/stats/binomial.hpp"
 #include "analyzers/stats/chase.hpp"
 #include "analyzers/stats/periodicity.hpp"
 #include "analyzers/stats/report.hpp"
@@ -168,11 +169,13 @@ class ReplacementAnalyzer final : public Analyzer {
     struct Candidate {
       const PointTrace* point;
       stats::PassGrid grid;
+      std::size_t group = 0;
     };
     std::vector<Candidate> candidates;
     LaunchAgreement agree;
     std::size_t examined = 0;
-    for (const auto& g : groups) {
+    for (std::size_t gi = 0; gi < groups.size(); ++gi) {
+      const auto& g = groups[gi];
       std::vector<double> pool;
       for (const auto* p : g.points) {
         const auto l = stats::latencies(p->measured_samples(), 20000);
@@ -195,13 +198,42 @@ class ReplacementAnalyzer final : public Analyzer {
         for (std::size_t i = 0; i < chases.size(); ++i)
           if (i != main && chases[i].period == chases[main].period)
             agree.add(grid, stats::make_grid(chases[i], model, hit, true));
-        candidates.push_back({p, std::move(grid)});
+        candidates.push_back({p, std::move(grid), gi});
       }
     }
     // The measured rate replaces the tolerated one only where it is smaller.
     const double noise = agree.compared > 0 ? std::min(noise_param, agree.rate_bound()) : noise_param;
+    // A control: a point of the same series at half the N or less. Past C the miss share of a
+    // cyclic chase grows with N whatever the policy, so where a point of twice the N misses no
+    // more often than the smaller one, neither point's misses come from overflowing the cache:
+    // per-access sample stores evicting lines, or other traffic (a Fermi-sized N = C + b on a
+    // GPU whose L1 is larger shows exactly this). Both are left out.
+    auto miss_share = [](const stats::PassGrid& g) {
+      return g.known() == 0 ? 0.0 : static_cast<double>(g.count(1)) / static_cast<double>(g.known());
+    };
+    std::vector<bool> within_control(candidates.size(), false);
+    nlohmann::json beneath_control = nlohmann::json::array();
+    for (std::size_t i = 0; i < candidates.size(); ++i)
+      for (std::size_t j = 0; j < candidates.size(); ++j) {
+        const auto& small = candidates[j];
+        const auto& large = candidates[i];
+        if (i == j || small.group != large.group || 2 * small.point->size_bytes() > large.point->size_bytes())
+          continue;
+        if (small.grid.count(1) == 0) continue;  // a clean control: the larger point's misses stand
+        const double control_rate = miss_share(small.grid);
+        if (stats::binomial_sf(large.grid.count(1), large.grid.known(), std::max(control_rate, 1e-7)) < alpha) continue;
+        within_control[i] = within_control[j] = true;
+        beneath_control.push_back({{"point_id", large.point->point_id},
+                                   {"size_bytes", large.point->size_bytes()},
+                                   {"miss_share", miss_share(large.grid)},
+                                   {"control_point_id", small.point->point_id},
+                                   {"control_size_bytes", small.point->size_bytes()},
+                                   {"control_miss_share", control_rate}});
+      }
     std::vector<PointResult> informative;
-    for (const auto& cand : candidates) {
+    for (std::size_t ci = 0; ci < candidates.size(); ++ci) {
+      const auto& cand = candidates[ci];
+      if (within_control[ci]) continue;
       const auto& grid = cand.grid;
       const auto pos = grid.positions();
       PointResult r;
@@ -224,6 +256,14 @@ class ReplacementAnalyzer final : public Analyzer {
         for (std::size_t j = 0; j < pass.size(); ++j)
           if (pass[j] >= 1 && real[j]) r.miss_sequence.push_back(j);
       informative.push_back(std::move(r));
+    }
+    if (informative.empty() && !beneath_control.empty()) {
+      Finding u = stats::undetermined(
+          name(), "",
+          "the points past the control miss no more often than the control (the smallest N of their series, which "
+          "should fit): those misses are not the policy's (sample stores, other traffic), or no N overflows the cache");
+      u.evidence["points_within_control"] = beneath_control;
+      return {u};
     }
     if (informative.empty())
       return {stats::undetermined(name(), "",
