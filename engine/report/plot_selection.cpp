@@ -61,7 +61,8 @@ SweepShape sweep_shape(const ExperimentData& data) {
   s.page_random = true;
   std::map<double, std::set<double>> sizes_per_stride;
   for (const auto* p : points) {
-    s.fine_grained |= p->text("timing_mode") == "per_access";
+    // Every access timed: per_access and on_chip alike (only chain keeps one average).
+    s.fine_grained |= p->text("timing_mode") == "per_access" || p->text("timing_mode") == "on_chip";
     s.tlb |= p->text("pattern") == "page_strided" || p->text("target") == "tlb";
     s.has_windows |= p->in_window && !p->window.empty();
     s.page_random = s.page_random && p->text("pattern") == "page_random";

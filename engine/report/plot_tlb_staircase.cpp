@@ -21,7 +21,7 @@ PlotOutput plot_tlb_staircase(const PlotContext& ctx) {
   out.title = plot_title(out.kind);
   const SeriesSet set = group_series(ctx.data, "size_bytes");
   bool fine = false;
-  for (const auto* p : ctx.data.ok_points()) fine |= p->text("timing_mode") == "per_access";
+  for (const auto* p : ctx.data.ok_points()) fine |= p->text("timing_mode") == "per_access" || p->text("timing_mode") == "on_chip";
   const bool share = fine && ctx.threshold.any() && set.series.size() == 1;
   std::vector<double> bounds = ctx.threshold.boundaries();
   if (bounds.size() > 3) bounds.resize(3);
