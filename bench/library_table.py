@@ -76,8 +76,15 @@ def compare(bundle, f, topo):
                 return fig, "no topology line"
             lines = size / line
             fig += f" = {lines:.0f} lines of {line} B"
-            return fig, "agrees" if lo <= lines < hi else "DISAGREES"
+            if lo <= lines < hi:
+                return fig, "agrees"
+            # A stride can reach a subset of the sets only: fewer lines fit, never more.
+            return fig, "consistent (fewer lines: a subset of the sets at this stride)" if hi <= lines else "DISAGREES"
         lo, hi = d.get("bracket_bytes", [v, v])
+        carveout = series.get("carveout", "-1")
+        if key in ("l1", "readonly", "texture") and carveout not in ("-1", "0"):
+            # The topology sizes the L1 under the default carveout (all the L1 it can get).
+            return fig, f"other carveout ({carveout}% shared)"
         return fig, "agrees" if lo <= size < hi else "DISAGREES"
     if a == "line_size":
         key = cache_of(bundle, series)
