@@ -11,6 +11,7 @@
 #include "engine/core/files.hpp"
 #include "engine/core/stopwatch.hpp"
 #include "engine/core/timeline.hpp"
+#include "engine/device/device_fault.hpp"
 #include "engine/run/adaptive_search.hpp"
 #include "engine/run/device_memory_check.hpp"
 
@@ -158,6 +159,12 @@ RunOutcome run_spec(const Spec& spec, Device& device, const RunOptions& options,
   } catch (const UnsupportedError& e) {
     out.status = "unsupported";
     out.error = e.what();
+  } catch (const DeviceFault& e) {
+    // Failed like any other error; the bundle also says what the fault was and whether the
+    // device recovered, so that a batch's next spec is known to run in a fresh context.
+    out.status = "failed";
+    out.error = e.what();
+    out.fault = e.details();
   } catch (const std::exception& e) {
     out.status = "failed";
     out.error = e.what();
@@ -172,6 +179,7 @@ RunOutcome run_spec(const Spec& spec, Device& device, const RunOptions& options,
                       {"launches", out.timings.launches},
                       {"points", out.points_done}};
   if (!out.error.empty()) extra["error"] = out.error;
+  if (!out.fault.is_null()) extra["fault"] = out.fault;
   if (!search_log.is_null()) extra["adaptive_search"] = search_log;
   const auto t_finish = std::chrono::steady_clock::now();
   writer.finish(out.status, extra);

@@ -29,6 +29,9 @@ struct RunOutcome {
   std::string bundle_dir;
   std::string status;  // complete | interrupted | failed | unsupported (the device cannot run it)
   std::string error;   // for failed
+  // For a run the device's fault ended (DeviceFault): what it was and whether the device
+  // recovered (bundle.json "fault"); null otherwise.
+  nlohmann::json fault;
   std::size_t points_total = 0;
   std::size_t points_done = 0;
   RunTimings timings;

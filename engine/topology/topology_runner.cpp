@@ -185,6 +185,9 @@ json run_topology(Device& device, const TopologyOptions& options, const std::ato
       compile_ms += out.timings.compile_ms;
       analysis_ms += out.analysis_ms;
       if (!out.error.empty()) exp["error"] = out.error;
+      // A kernel fault fails its step; the device recreated its context (said here), so the
+      // next steps run, sized from what the earlier ones measured.
+      if (!out.fault.is_null()) exp["fault"] = out.fault;
       json findings = json::array();
       for (const auto& f : out.findings) findings.push_back({{"analyzer", f.analyzer}, {"value", f.value},
                                                              {"unit", f.unit}, {"confidence", f.confidence},
