@@ -32,6 +32,10 @@ struct RunOutcome {
   // For a run the device's fault ended (DeviceFault): what it was and whether the device
   // recovered (bundle.json "fault"); null otherwise.
   nlohmann::json fault;
+  // What the GPU's SM clock and other processes did meanwhile (bundle.json "conditions",
+  // engine/device/run_conditions.hpp), and the lines to warn of on the terminal.
+  nlohmann::json conditions;
+  std::vector<std::string> condition_warnings;
   std::size_t points_total = 0;
   std::size_t points_done = 0;
   RunTimings timings;

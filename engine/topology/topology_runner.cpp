@@ -188,6 +188,8 @@ json run_topology(Device& device, const TopologyOptions& options, const std::ato
       // A kernel fault fails its step; the device recreated its context (said here), so the
       // next steps run, sized from what the earlier ones measured.
       if (!out.fault.is_null()) exp["fault"] = out.fault;
+      // The step's bundle holds its conditions; a step they may have spoilt says so here too.
+      if (!out.condition_warnings.empty()) exp["conditions_warnings"] = out.condition_warnings;
       json findings = json::array();
       for (const auto& f : out.findings) findings.push_back({{"analyzer", f.analyzer}, {"value", f.value},
                                                              {"unit", f.unit}, {"confidence", f.confidence},
@@ -209,6 +211,12 @@ json run_topology(Device& device, const TopologyOptions& options, const std::ato
 
   measured.add_nanoseconds();
   result.update(topology_result_json(measured));
+  // The steps that ran while the SM clock moved or other processes used the GPU (kept ones
+  // of a resumed topology included): topology_table and the report name them.
+  json affected = json::array();
+  for (const auto& e : result["experiments"])
+    if (e.contains("conditions_warnings")) affected.push_back(e.value("id", std::string("?")));
+  result["conditions"] = {{"affected_steps", affected}};
   result["finished"] = utc_timestamp();
   result["timings"] = {{"wall_s", seconds_since(t0)}, {"kernel_ms", kernel_ms}, {"compile_ms", compile_ms},
                        {"analysis_ms", analysis_ms},

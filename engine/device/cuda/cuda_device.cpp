@@ -125,7 +125,9 @@ CudaDevice::CudaDevice(int ordinal, std::span<const Point> upcoming) : drv_(Cuda
   DISSECT_CU(drv_, cuDriverGetVersion(&driver));
   char bus[64] = {};
   DISSECT_CU(drv_, cuDeviceGetPCIBusId(bus, sizeof bus, dev_));
-  nvml_ = std::make_unique<NvmlClock>(bus);
+  const NvmlDevice nvml = open_nvml_device(bus);
+  nvml_ = std::make_unique<NvmlClock>(nvml);
+  processes_ = std::make_unique<NvmlProcesses>(nvml);
 
   std::vector<std::uint32_t> configs_kib;
   for (auto c : shared_memory_configs(smem_)) configs_kib.push_back(c / 1024);
@@ -231,6 +233,17 @@ nlohmann::json CudaDevice::recreate_context() noexcept {
     r["recovered"] = false;
   }
   return r;
+}
+
+GpuSnapshot CudaDevice::snapshot() const {
+  GpuSnapshot s;
+  if (nvml_) s.sm_clock_khz = nvml_->sm_clock_khz();
+  if (!s.sm_clock_khz)
+    s.clock_unknown_why = nvml_ && nvml_->available()
+                              ? std::string("NVML did not report the SM clock")
+                              : "no NVML: " + (nvml_ ? nvml_->why_unavailable() : std::string("?"));
+  if (processes_) s.process_pids = processes_->compute_pids(&s.processes_unknown_why);
+  return s;
 }
 
 double CudaDevice::current_sm_clock_khz() const {

@@ -22,6 +22,7 @@
 #include "engine/device/cuda/kernel_modules.hpp"
 #include "engine/device/cuda/launch_plan.hpp"
 #include "engine/device/cuda/nvml_clock.hpp"
+#include "engine/device/cuda/nvml_processes.hpp"
 #include "engine/device/cuda/smem_plan.hpp"
 #include "engine/device/device.hpp"
 
@@ -45,6 +46,8 @@ class CudaDevice final : public Device {
   // next run goes on in a fresh context, or, when that could not be made, fails at once saying why.
   RunTimings run(const RunRequest& request, RunSink& sink) override;
   void prepare(std::span<const Point> points) noexcept override;
+  // The SM clock and the compute processes NVML lists (unknown without NVML).
+  [[nodiscard]] GpuSnapshot snapshot() const override;
   [[nodiscard]] int arch() const { return cc_major_ * 10 + cc_minor_; }
   [[nodiscard]] std::uint32_t sm_count() const { return sm_count_; }
   // How often a fault made the device recreate its context (the GPU tests check that an
@@ -104,6 +107,7 @@ class CudaDevice final : public Device {
   SmemLimits smem_;
   nlohmann::json description_;
   std::unique_ptr<NvmlClock> nvml_;
+  std::unique_ptr<NvmlProcesses> processes_;
   double rated_clock_khz_ = 0;
   std::unique_ptr<KernelModules> modules_;                   // made once the context exists
   std::set<std::string> reported_;                          // kernels reported to this run's sink
