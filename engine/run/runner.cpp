@@ -16,6 +16,7 @@
 #include "engine/core/timeline.hpp"
 #include "engine/device/device_fault.hpp"
 #include "engine/run/adaptive_search.hpp"
+#include "engine/run/device_identity.hpp"
 #include "engine/run/device_memory_check.hpp"
 
 namespace dissect {
@@ -125,7 +126,10 @@ RunOutcome run_spec(const Spec& spec, Device& device, const RunOptions& options,
   try {
     if (resuming)
       writer_ptr = std::make_unique<BundleWriter>(
-          options.resume_dir, BundleWriter::Resume{}, nlohmann::json{{"at", utc_timestamp()}, {"argv", options.argv}});
+          options.resume_dir, BundleWriter::Resume{},
+          nlohmann::json{{"at", utc_timestamp()},
+                         {"argv", options.argv},
+                         {"device", device_identity(device.describe(), host_name())}});
     else
       writer_ptr = std::make_unique<BundleWriter>(
           claim_bundle_dir(options.out_parent, spec.base.name),

@@ -8,6 +8,7 @@
 #include "dissect_git_revision.hpp"
 #include "engine/core/files.hpp"
 #include "engine/core/paths.hpp"
+#include "engine/run/device_identity.hpp"
 #include "engine/run/resume.hpp"
 #include "engine/run/runner.hpp"
 #include "engine/topology/topology_resume.hpp"
@@ -48,6 +49,7 @@ json run_topology(Device& device, const TopologyOptions& options, const std::ato
   result["tool"] = {{"name", "dissect"}, {"version", DISSECT_VERSION}, {"git_revision", DISSECT_GIT_REVISION}};
   result["device"] = device.describe();
   result["selector"] = device.selector();
+  result["host"] = {{"name", host_name()}};  // a resumption continues on the same machine
   // A resumption takes the recorded mode and steps (engine/topology/topology_resume.hpp).
   std::optional<TopologyResumeState> resumed;
   TopologyOptions opts = options;
@@ -61,7 +63,9 @@ json run_topology(Device& device, const TopologyOptions& options, const std::ato
   result["started"] = resumed ? resumed->previous.value("started", utc_timestamp()) : utc_timestamp();
   if (resumed) {
     result["resumed"] = resumed->previous.value("resumed", json::array());
-    result["resumed"].push_back({{"at", utc_timestamp()}, {"argv", options.argv}});
+    result["resumed"].push_back({{"at", utc_timestamp()},
+                                 {"argv", options.argv},
+                                 {"device", device_identity(result["device"], host_name())}});
   }
   result["experiments"] = json::array();
   TopologyResult measured;

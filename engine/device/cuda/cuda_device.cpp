@@ -158,6 +158,8 @@ CudaDevice::CudaDevice(int ordinal, std::span<const Point> upcoming) : drv_(Cuda
   d["warp_size"] = attr(CU_DEVICE_ATTRIBUTE_WARP_SIZE);
   d["pci_bus_id"] = bus;
   d["driver_version"] = std::to_string(driver / 1000) + "." + std::to_string(driver % 1000 / 10);
+  // The driver's own release: two releases can share the CUDA version above (a resumed run checks it).
+  if (const std::string release = nvml.driver_release(); !release.empty()) d["driver_release"] = release;
   d["nvrtc_version"] = NvrtcCompiler::version();
   d["nvml"] = nvml_->available() ? std::string("yes") : "no: " + nvml_->why_unavailable();
   d["compile_cache"] = modules_->cache().enabled() ? modules_->cache().dir() : std::string("disabled (--no-cache)");

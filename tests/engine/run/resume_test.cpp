@@ -83,6 +83,9 @@ TEST_CASE("a run killed by SIGKILL or stopped by SIGTERM resumes to the uninterr
     CHECK(after["status"] == "complete");
     CHECK(after["points_completed"] == 256);
     REQUIRE(after["resumed"].size() == 1);
+    // The identity it continued on is on record: model (here the profile) and host.
+    CHECK(after["resumed"][0]["device"]["kind"] == "sim");
+    CHECK(after["resumed"][0]["device"]["host"] == before["host"]["name"]);
     CHECK(after["started"] == before["started"]);
     // Once complete, there is nothing to resume.
     const auto again = run_dissect("run --resume " + bundle);
@@ -117,6 +120,24 @@ TEST_CASE("resume refuses another spec, device or dissect, and a bundle still be
   }
 
   const std::string header_text = read_file(bundle + "/bundle.json");
+  // Another machine, or another driver, is another device too.
+  {
+    auto elsewhere = nlohmann::json::parse(header_text);
+    elsewhere["host"]["name"] = "another-machine";
+    write_file_atomic(bundle + "/bundle.json", elsewhere.dump(2));
+    r = run_dissect("run --resume " + bundle);
+    CHECK(r.status == 1);
+    CHECK(r.output.find("of host another-machine") != std::string::npos);
+    CHECK(r.output.find("(host: another-machine, now " + host_name() + ")") != std::string::npos);
+    auto driver = nlohmann::json::parse(header_text);
+    driver["device"]["driver_release"] = "580.65.06";
+    write_file_atomic(bundle + "/bundle.json", driver.dump(2));
+    r = run_dissect("run --resume " + bundle);
+    CHECK(r.status == 1);
+    CHECK(r.output.find("driver_release: 580.65.06, now none") != std::string::npos);
+    CHECK(r.output.find("a resumed run continues on the same device") != std::string::npos);
+    write_file_atomic(bundle + "/bundle.json", header_text);
+  }
   auto h = nlohmann::json::parse(header_text);
   h["tool"]["git_revision"] = "0000000";
   write_file_atomic(bundle + "/bundle.json", h.dump(2));
