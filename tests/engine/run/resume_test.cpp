@@ -3,13 +3,8 @@
 #include "engine/run/resume.hpp"
 
 #include <doctest/doctest.h>
-#include <signal.h>
-#include <sys/wait.h>
-#include <unistd.h>
 
-#include <chrono>
 #include <filesystem>
-#include <thread>
 
 #include "engine/core/directory_lock.hpp"
 #include "engine/core/files.hpp"
@@ -37,23 +32,10 @@ std::size_t lines_of(const std::string& path) {
 
 // Runs `spec` into `out` and kills the run with `sig` once it has committed a few points.
 void run_and_kill(const std::string& spec, const std::string& out, int sig) {
-  std::fflush(stdout);
-  std::fflush(stderr);
-  const pid_t pid = ::fork();
-  REQUIRE(pid >= 0);
-  if (pid == 0) {
-    if (std::freopen("/dev/null", "w", stdout) == nullptr) ::_exit(126);
-    ::dup2(1, 2);
-    ::execl(DISSECT_BINARY, DISSECT_BINARY, "run", "--device", "sim:fermi-gtx560ti", "--quiet", "--out", out.c_str(),
-            spec.c_str(), static_cast<char*>(nullptr));
-    ::_exit(127);
-  }
   const std::string points = out + "/long/points.csv";
-  const auto end = std::chrono::steady_clock::now() + std::chrono::seconds(60);
-  while (std::chrono::steady_clock::now() < end && !(fs::exists(points) && lines_of(points) >= 6))
-    std::this_thread::sleep_for(std::chrono::milliseconds(2));
-  ::kill(pid, sig);
-  ::waitpid(pid, nullptr, 0);
+  REQUIRE(dissect::test::signal_dissect_when(
+              {"run", "--device", "sim:fermi-gtx560ti", "--quiet", "--out", out, spec},
+              [&] { return fs::exists(points) && lines_of(points) >= 6; }, sig) != -1);
 }
 
 nlohmann::json header_of(const std::string& bundle) { return nlohmann::json::parse(read_file(bundle + "/bundle.json")); }

@@ -4,12 +4,8 @@
 
 #include <doctest/doctest.h>
 #include <signal.h>
-#include <sys/wait.h>
-#include <unistd.h>
 
-#include <chrono>
 #include <filesystem>
-#include <thread>
 
 #include "engine/core/files.hpp"
 #include "support/process.hpp"
@@ -39,22 +35,9 @@ std::size_t steps_recorded(const std::string& dir) {
 
 // A topology killed (SIGKILL) once `steps` steps are on record.
 void kill_topology_after(const std::string& out, std::size_t steps) {
-  std::fflush(stdout);
-  std::fflush(stderr);
-  const pid_t pid = ::fork();
-  REQUIRE(pid >= 0);
-  if (pid == 0) {
-    if (std::freopen("/dev/null", "w", stdout) == nullptr) ::_exit(126);
-    ::dup2(1, 2);
-    ::execl(DISSECT_BINARY, DISSECT_BINARY, "topology", "--device", "sim:fermi-gtx560ti", "--fast", "--quiet",
-            "--no-report", "--out", out.c_str(), static_cast<char*>(nullptr));
-    ::_exit(127);
-  }
-  const auto end = std::chrono::steady_clock::now() + std::chrono::seconds(60);
-  while (std::chrono::steady_clock::now() < end && steps_recorded(out) < steps)
-    std::this_thread::sleep_for(std::chrono::milliseconds(2));
-  ::kill(pid, SIGKILL);
-  ::waitpid(pid, nullptr, 0);
+  REQUIRE(dissect::test::signal_dissect_when({"topology", "--device", "sim:fermi-gtx560ti", "--fast", "--quiet",
+                                              "--no-report", "--out", out},
+                                             [&] { return steps_recorded(out) >= steps; }, SIGKILL) != -1);
 }
 
 // topology.json without what differs from run to run (times, clocks read at run time).
