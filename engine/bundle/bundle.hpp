@@ -60,7 +60,7 @@ class BundleWriter {
   // std::runtime_error when another process writes the bundle or its files are
   // missing.
   struct Resume {};
-  BundleWriter(std::string dir, Resume, nlohmann::json resumption);  // resumption: {at, argv}
+  BundleWriter(std::string dir, Resume, nlohmann::json resumption);  // resumption: {at, argv, device}
   ~BundleWriter();
   BundleWriter(const BundleWriter&) = delete;
   BundleWriter& operator=(const BundleWriter&) = delete;

@@ -142,6 +142,7 @@ BundleWriter::BundleWriter(std::string dir, Resume, nlohmann::json resumption) :
   header_["status"] = "running";
   header_.erase("finished");
   header_.erase("error");
+  header_.erase("fault");  // an earlier part's: the resumed run says how it ends
   if (!header_.contains("resumed") || !header_["resumed"].is_array()) header_["resumed"] = nlohmann::json::array();
   header_["resumed"].push_back(std::move(resumption));
   write_header();

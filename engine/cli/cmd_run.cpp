@@ -62,6 +62,8 @@ int report_outcome(const Spec& spec, const RunOutcome& r) {
     std::cerr << "dissect run: " << spec.path << ": " << r.error << "\n";
     status = kExitFailure;
   }
+  // Conditions that can spoil the figures without failing the run (bundle.json "conditions").
+  for (const auto& w : r.condition_warnings) std::cerr << "dissect run: " << spec.path << ": warning: " << w << "\n";
   if (!r.findings.empty()) print_findings(r.findings, false);
   for (const auto& x : r.expectations) {
     std::cout << "  expect " << x.message << "\n";

@@ -123,6 +123,11 @@ int cmd_topology(const Args& args, const std::vector<std::string>& full_argv) {
     std::cerr << "dissect topology: " << (o.resume ? "--resume: " : "") << e.what() << "\n";
     return kExitFailure;
   }
+  // Steps whose figures the SM clock or other processes may have spoilt (their bundles say what was seen).
+  for (const auto& e : result.value("experiments", nlohmann::json::array()))
+    for (const auto& w : e.value("conditions_warnings", nlohmann::json::array()))
+      std::cerr << "dissect topology: " << e.value("id", std::string("?")) << ": warning: " << w.get<std::string>()
+                << "\n";
   if (json_out) std::cout << result.dump(2) << "\n";
   else std::cout << topology_table(result) << "\nwritten: " << out_dir << "/topology.json\n";
   // The report comes after the measurements (its time is not part of the

@@ -10,6 +10,7 @@
 #include <string>
 #include <vector>
 
+#include "engine/device/run_conditions.hpp"
 #include "engine/spec/spec.hpp"
 #include "engine/trace/trace.hpp"
 
@@ -83,6 +84,15 @@ class Device {
   // bundle): a device may start preparing them meanwhile (the CUDA device loads the
   // first point's kernel on a worker thread). Never throws; the run reports errors.
   virtual void prepare(std::span<const Point> points) noexcept { (void)points; }
+  // The GPU's SM clock and processes now (engine/device/run_conditions.hpp): the runner
+  // takes one before and one after each run. Never throws: what cannot be read is
+  // unknown. A device without either (a simulated one) says they are not applicable.
+  [[nodiscard]] virtual GpuSnapshot snapshot() const {
+    GpuSnapshot s;
+    s.applicable = false;
+    s.not_applicable_why = "device " + selector() + " has no SM clock or processes to read";
+    return s;
+  }
 };
 
 // One family of devices, selected by the prefix of --device.

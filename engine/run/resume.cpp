@@ -5,6 +5,7 @@
 #include "dissect_git_revision.hpp"
 #include "engine/core/directory_lock.hpp"
 #include "engine/core/files.hpp"
+#include "engine/run/device_identity.hpp"
 
 namespace dissect {
 
@@ -18,16 +19,6 @@ std::vector<std::string> option_values(const std::vector<std::string>& argv, con
     else if (argv[i].rfind(option + "=", 0) == 0) out.push_back(argv[i].substr(option.size() + 1));
   }
   return out;
-}
-
-// What identifies a device for a resumption: the same GPU model (or simulated
-// profile), not the clocks it ran at.
-nlohmann::json device_identity(const nlohmann::json& d) {
-  nlohmann::json id = nlohmann::json::object();
-  if (!d.is_object()) return id;
-  for (const char* key : {"kind", "name", "compute_capability", "sm_count", "profile_text"})
-    if (d.contains(key)) id[key] = d[key];
-  return id;
 }
 
 }  // namespace
@@ -75,12 +66,15 @@ void check_resume_spec(const ResumePlan& plan, const Spec& spec) {
 }
 
 void check_resume_device(const ResumePlan& plan, const Device& device) {
-  const nlohmann::json was = device_identity(plan.header.value("device", nlohmann::json::object()));
-  const nlohmann::json now = device_identity(device.describe());
-  if (was != now)
+  const std::string host = plan.header.value("host", nlohmann::json::object()).value("name", std::string("?"));
+  const nlohmann::json was = device_identity(plan.header.value("device", nlohmann::json::object()), host);
+  const nlohmann::json now = device_identity(device.describe(), host_name());
+  if (const std::string differs = identity_difference(was, now); !differs.empty())
     throw RunError(plan.bundle_dir + ": the bundle ran on " + was.value("name", std::string("?")) + " (" +
-                   plan.device_selector + "), not on " + now.value("name", std::string("?")) + " (" +
-                   device.selector() + "): a resumed run continues on the same device");
+                   plan.device_selector + ") of host " + host + ", not on " + now.value("name", std::string("?")) +
+                   " (" + device.selector() + ") of host " + host_name() + " (" + differs +
+                   "): a resumed run continues on the same device: the same GPU of the same machine under the same "
+                   "driver");
 }
 
 }  // namespace dissect

@@ -32,8 +32,8 @@ ResumePlan plan_resume(const std::string& bundle_dir);
 // the spec the bundle ran: its merged, expanded form differs from the recorded one.
 void check_resume_spec(const ResumePlan& plan, const Spec& spec);
 
-// Throws RunError when `device` is not the one the bundle ran on (kind, name,
-// compute capability, SM count, simulated profile).
+// Throws RunError when `device` is not the one the bundle ran on (engine/run/device_identity.hpp:
+// model, PCI bus id, host, driver; simulated profile), naming every field that differs.
 void check_resume_device(const ResumePlan& plan, const Device& device);
 
 }  // namespace dissect

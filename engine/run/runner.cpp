@@ -3,7 +3,10 @@
 #include <sys/utsname.h>
 #include <unistd.h>
 
+#include <algorithm>
+#include <array>
 #include <chrono>
+#include <cmath>
 #include <cstdio>
 
 #include "dissect_git_revision.hpp"
@@ -11,7 +14,9 @@
 #include "engine/core/files.hpp"
 #include "engine/core/stopwatch.hpp"
 #include "engine/core/timeline.hpp"
+#include "engine/device/device_fault.hpp"
 #include "engine/run/adaptive_search.hpp"
+#include "engine/run/device_identity.hpp"
 #include "engine/run/device_memory_check.hpp"
 
 namespace dissect {
@@ -23,14 +28,18 @@ class BundleSink final : public RunSink {
       : writer_(writer), progress_(progress), name_(std::move(name)), start_(std::chrono::steady_clock::now()) {}
   void point_done(const Point& point, PointTrace trace) override {
     const auto t0 = std::chrono::steady_clock::now();
+    note_clock(trace.sm_clock_khz);
     writer_.append_point(point, std::move(trace));
     store_ms_ += ms_since(t0);
   }
   void points_done(PointBatch batch) override {
     const auto t0 = std::chrono::steady_clock::now();
+    for (const auto& [p, t] : batch) note_clock(t.sm_clock_khz);
     writer_.append_points(std::move(batch));
     store_ms_ += ms_since(t0);
   }
+  // The lowest and highest SM clock read while the run's launches ran (NaN: none).
+  [[nodiscard]] std::array<double, 2> clock_range() const { return {clock_min_, clock_max_}; }
   void kernel_built(const KernelArtifact& artifact) override { writer_.add_kernel(artifact); }
   void points_started(std::span<const Point* const> points, std::span<const PointTrace* const> traces) override {
     writer_.prepare_points(points, traces);
@@ -46,8 +55,14 @@ class BundleSink final : public RunSink {
   }
 
  private:
+  void note_clock(double khz) {
+    if (!(khz > 0)) return;  // unknown (NaN) or not read
+    clock_min_ = std::isnan(clock_min_) ? khz : std::min(clock_min_, khz);
+    clock_max_ = std::isnan(clock_max_) ? khz : std::max(clock_max_, khz);
+  }
   BundleWriter& writer_;
   bool progress_;
+  double clock_min_ = kUnknown, clock_max_ = kUnknown;
   std::string name_;
   std::chrono::steady_clock::time_point start_;
   double store_ms_ = 0;
@@ -111,7 +126,10 @@ RunOutcome run_spec(const Spec& spec, Device& device, const RunOptions& options,
   try {
     if (resuming)
       writer_ptr = std::make_unique<BundleWriter>(
-          options.resume_dir, BundleWriter::Resume{}, nlohmann::json{{"at", utc_timestamp()}, {"argv", options.argv}});
+          options.resume_dir, BundleWriter::Resume{},
+          nlohmann::json{{"at", utc_timestamp()},
+                         {"argv", options.argv},
+                         {"device", device_identity(device.describe(), host_name())}});
     else
       writer_ptr = std::make_unique<BundleWriter>(
           claim_bundle_dir(options.out_parent, spec.base.name),
@@ -144,6 +162,8 @@ RunOutcome run_spec(const Spec& spec, Device& device, const RunOptions& options,
   req.points = resuming ? std::span<const Point>(remaining) : std::span<const Point>(points);
   req.stop = &stop;
   nlohmann::json search_log;
+  // The GPU before the first point and after the last (engine/device/run_conditions.hpp).
+  const GpuSnapshot before = device.snapshot();
   try {
     if (spec.adaptive()) {  // points chosen while running (engine/run/adaptive_search.hpp)
       const AdaptiveSearchOutcome a = run_adaptive_search(spec, device, sink, stop);
@@ -158,6 +178,12 @@ RunOutcome run_spec(const Spec& spec, Device& device, const RunOptions& options,
   } catch (const UnsupportedError& e) {
     out.status = "unsupported";
     out.error = e.what();
+  } catch (const DeviceFault& e) {
+    // Failed like any other error; the bundle also says what the fault was and whether the
+    // device recovered, so that a batch's next spec is known to run in a fresh context.
+    out.status = "failed";
+    out.error = e.what();
+    out.fault = e.details();
   } catch (const std::exception& e) {
     out.status = "failed";
     out.error = e.what();
@@ -165,6 +191,19 @@ RunOutcome run_spec(const Spec& spec, Device& device, const RunOptions& options,
   out.points_done = writer.points_written();
   out.wall_ms = ms_since(t0);
   timeline::mark("run_spec: wall ends");
+  const GpuSnapshot after = device.snapshot();
+  const std::array<double, 2> launch_clocks = sink.clock_range();
+  RunConditions conditions = assess_conditions(before, after, launch_clocks, static_cast<std::uint32_t>(::getpid()));
+  out.condition_warnings = std::move(conditions.warnings);
+  out.conditions = std::move(conditions.json);
+  // A resumed bundle keeps the conditions of the parts before this one.
+  if (resuming && writer.header().contains("conditions")) {
+    nlohmann::json earlier_part = writer.header()["conditions"];
+    nlohmann::json earlier = earlier_part.value("earlier", nlohmann::json::array());
+    earlier_part.erase("earlier");
+    earlier.push_back(std::move(earlier_part));
+    out.conditions["earlier"] = std::move(earlier);
+  }
   nlohmann::json extra;
   extra["timings"] = {{"wall_ms", out.wall_ms},
                       {"kernel_ms", out.timings.kernel_ms},
@@ -172,6 +211,8 @@ RunOutcome run_spec(const Spec& spec, Device& device, const RunOptions& options,
                       {"launches", out.timings.launches},
                       {"points", out.points_done}};
   if (!out.error.empty()) extra["error"] = out.error;
+  if (!out.fault.is_null()) extra["fault"] = out.fault;
+  extra["conditions"] = out.conditions;
   if (!search_log.is_null()) extra["adaptive_search"] = search_log;
   const auto t_finish = std::chrono::steady_clock::now();
   writer.finish(out.status, extra);

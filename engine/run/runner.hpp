@@ -29,6 +29,13 @@ struct RunOutcome {
   std::string bundle_dir;
   std::string status;  // complete | interrupted | failed | unsupported (the device cannot run it)
   std::string error;   // for failed
+  // For a run the device's fault ended (DeviceFault): what it was and whether the device
+  // recovered (bundle.json "fault"); null otherwise.
+  nlohmann::json fault;
+  // What the GPU's SM clock and other processes did meanwhile (bundle.json "conditions",
+  // engine/device/run_conditions.hpp), and the lines to warn of on the terminal.
+  nlohmann::json conditions;
+  std::vector<std::string> condition_warnings;
   std::size_t points_total = 0;
   std::size_t points_done = 0;
   RunTimings timings;

@@ -66,6 +66,7 @@ TopologyReport write_topology_report(const std::string& topology_dir, const repo
                  "); `topology.json` beside the step bundles holds every " +
                  "figure below (schema: docs/topology.md). Each experiment section shows one step's bundle, " +
                  "its findings and plots.";
+  if (const std::string c = topology_conditions_line(r); !c.empty()) extras.intro += "\n\n**" + c + ".**";
   extras.tables.push_back(as_report_table(topology_cache_table(r)));
   if (const json& c = r.value("caches", json::object()); c.contains("l2") && c["l2"].contains("hit_levels_cycles")) {
     std::string levels;

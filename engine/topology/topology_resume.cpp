@@ -4,24 +4,12 @@
 
 #include "dissect_git_revision.hpp"
 #include "engine/core/files.hpp"
+#include "engine/run/device_identity.hpp"
 #include "engine/spec/identifier.hpp"
 
 namespace dissect {
 namespace fs = std::filesystem;
 using json = nlohmann::json;
-
-namespace {
-
-// The same identity as a resumed run checks (engine/run/resume.cpp): model, not clocks.
-json device_identity(const json& d) {
-  json id = json::object();
-  if (!d.is_object()) return id;
-  for (const char* key : {"kind", "name", "compute_capability", "sm_count", "profile_text"})
-    if (d.contains(key)) id[key] = d[key];
-  return id;
-}
-
-}  // namespace
 
 const json* TopologyResumeState::step(const std::string& id) const {
   if (!previous.contains("experiments") || !previous["experiments"].is_array()) return nullptr;
@@ -47,13 +35,15 @@ TopologyResumeState read_resumable_topology(const std::string& out_dir, const De
     throw RunError(out_dir + ": written by dissect " + version + " (git " + revision + "), this is " +
                    DISSECT_VERSION + " (git " + DISSECT_GIT_REVISION +
                    "): a resumed topology must measure as the interrupted one did; run it anew");
-  const json was = device_identity(s.previous.value("device", json::object()));
-  const json now = device_identity(device.describe());
-  if (was != now)
+  const std::string host = s.previous.value("host", json::object()).value("name", std::string("?"));
+  const json was = device_identity(s.previous.value("device", json::object()), host);
+  const json now = device_identity(device.describe(), host_name());
+  if (const std::string differs = identity_difference(was, now); !differs.empty())
     throw RunError(out_dir + ": the topology ran on " + was.value("name", std::string("?")) + " (" +
-                   s.previous.value("selector", std::string("?")) + "), not on " +
-                   now.value("name", std::string("?")) + " (" + device.selector() +
-                   "): a resumed topology continues on the same device");
+                   s.previous.value("selector", std::string("?")) + ") of host " + host + ", not on " +
+                   now.value("name", std::string("?")) + " (" + device.selector() + ") of host " + host_name() + " (" +
+                   differs + "): a resumed topology continues on the same device: the same GPU of the same machine "
+                   "under the same driver");
   s.fast = s.previous.value("mode", std::string()) == "fast";
   if (s.previous.contains("only") && s.previous["only"].is_array())
     for (const auto& o : s.previous["only"])

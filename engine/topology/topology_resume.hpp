@@ -26,7 +26,8 @@ struct TopologyResumeState {
 };
 
 // Reads <out_dir>/topology.json. Throws RunError when there is none, or when it
-// was written by another dissect (version, git revision) or on another device.
+// was written by another dissect (version, git revision) or on another device
+// (engine/run/device_identity.hpp: model, PCI bus id, host, driver; simulated profile).
 TopologyResumeState read_resumable_topology(const std::string& out_dir, const Device& device);
 
 // The findings a completed step's bundle holds (findings.json), or nullopt when

@@ -8,6 +8,7 @@
 #include "dissect_git_revision.hpp"
 #include "engine/core/files.hpp"
 #include "engine/core/paths.hpp"
+#include "engine/run/device_identity.hpp"
 #include "engine/run/resume.hpp"
 #include "engine/run/runner.hpp"
 #include "engine/topology/topology_resume.hpp"
@@ -48,6 +49,7 @@ json run_topology(Device& device, const TopologyOptions& options, const std::ato
   result["tool"] = {{"name", "dissect"}, {"version", DISSECT_VERSION}, {"git_revision", DISSECT_GIT_REVISION}};
   result["device"] = device.describe();
   result["selector"] = device.selector();
+  result["host"] = {{"name", host_name()}};  // a resumption continues on the same machine
   // A resumption takes the recorded mode and steps (engine/topology/topology_resume.hpp).
   std::optional<TopologyResumeState> resumed;
   TopologyOptions opts = options;
@@ -61,7 +63,9 @@ json run_topology(Device& device, const TopologyOptions& options, const std::ato
   result["started"] = resumed ? resumed->previous.value("started", utc_timestamp()) : utc_timestamp();
   if (resumed) {
     result["resumed"] = resumed->previous.value("resumed", json::array());
-    result["resumed"].push_back({{"at", utc_timestamp()}, {"argv", options.argv}});
+    result["resumed"].push_back({{"at", utc_timestamp()},
+                                 {"argv", options.argv},
+                                 {"device", device_identity(result["device"], host_name())}});
   }
   result["experiments"] = json::array();
   TopologyResult measured;
@@ -185,6 +189,11 @@ json run_topology(Device& device, const TopologyOptions& options, const std::ato
       compile_ms += out.timings.compile_ms;
       analysis_ms += out.analysis_ms;
       if (!out.error.empty()) exp["error"] = out.error;
+      // A kernel fault fails its step; the device recreated its context (said here), so the
+      // next steps run, sized from what the earlier ones measured.
+      if (!out.fault.is_null()) exp["fault"] = out.fault;
+      // The step's bundle holds its conditions; a step they may have spoilt says so here too.
+      if (!out.condition_warnings.empty()) exp["conditions_warnings"] = out.condition_warnings;
       json findings = json::array();
       for (const auto& f : out.findings) findings.push_back({{"analyzer", f.analyzer}, {"value", f.value},
                                                              {"unit", f.unit}, {"confidence", f.confidence},
@@ -206,6 +215,12 @@ json run_topology(Device& device, const TopologyOptions& options, const std::ato
 
   measured.add_nanoseconds();
   result.update(topology_result_json(measured));
+  // The steps that ran while the SM clock moved or other processes used the GPU (kept ones
+  // of a resumed topology included): topology_table and the report name them.
+  json affected = json::array();
+  for (const auto& e : result["experiments"])
+    if (e.contains("conditions_warnings")) affected.push_back(e.value("id", std::string("?")));
+  result["conditions"] = {{"affected_steps", affected}};
   result["finished"] = utc_timestamp();
   result["timings"] = {{"wall_s", seconds_since(t0)}, {"kernel_ms", kernel_ms}, {"compile_ms", compile_ms},
                        {"analysis_ms", analysis_ms},

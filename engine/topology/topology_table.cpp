@@ -198,11 +198,24 @@ TopologyTable topology_experiment_table(const json& r, bool incomplete_only) {
       if (err.size() > 200) err = err.substr(0, 200) + "...";
       note += (note.empty() ? "" : ": ") + err;
     }
+    for (const auto& w : e.value("conditions_warnings", json::array()))
+      if (w.is_string()) note += (note.empty() ? "warning: " : "; warning: ") + w.get<std::string>();
     // One line per experiment: multi-line compiler logs would break both renderings.
     std::replace(note.begin(), note.end(), '\n', ' ');
     t.rows.push_back({e.value("id", std::string("?")), s, num(e, "points"), num(e, "wall_ms"), note});
   }
   return t;
+}
+
+std::string topology_conditions_line(const json& r) {
+  const json c = r.value("conditions", json::object());
+  std::string steps;
+  for (const auto& s : c.value("affected_steps", json::array()))
+    if (s.is_string()) steps += (steps.empty() ? "" : ", ") + s.get<std::string>();
+  if (steps.empty()) return "";
+  return "conditions: " + steps +
+         " ran while the SM clock moved or other processes used the GPU: their figures may be off (each step's "
+         "bundle.json \"conditions\" says what was seen)";
 }
 
 std::string topology_table(const json& r) {
@@ -231,6 +244,7 @@ std::string topology_table(const json& r) {
      << " skipped, " << failed << " failed or interrupted\n";
   for (const auto& row : topology_experiment_table(r, true).rows)
     os << "  " << row[0] << ": " << row[1] << (row[4].empty() ? "" : " (" + row[4] + ")") << "\n";
+  if (const std::string c = topology_conditions_line(r); !c.empty()) os << c << "\n";
   return os.str();
 }
 

@@ -24,6 +24,10 @@ TopologyTable topology_tlb_table(const nlohmann::json& result);
 TopologyTable topology_bandwidth_table(const nlohmann::json& result);
 TopologyTable topology_experiment_table(const nlohmann::json& result, bool incomplete_only);
 
+// One line naming the steps that ran while the SM clock moved or other processes used the
+// GPU (topology.json "conditions"); "" when none did.
+std::string topology_conditions_line(const nlohmann::json& result);
+
 // Everything above for a terminal.
 std::string topology_table(const nlohmann::json& result);
 

@@ -1,6 +1,7 @@
 #pragma once
 // A test double for Device: produces a known latency per sample (size-dependent),
-// can fail or request a stop after k points. Lets runner and bundle tests run
+// can fail, fault (as a CUDA device does after a kernel fault) or request a stop
+// after k points. Lets runner and bundle tests run
 // without a GPU or the simulator.
 #include <atomic>
 #include <cmath>
@@ -8,12 +9,15 @@
 #include <stdexcept>
 
 #include "engine/device/device.hpp"
+#include "engine/device/device_fault.hpp"
 
 namespace dissect::test {
 
 class FakeDevice final : public Device {
  public:
   std::size_t fail_after = SIZE_MAX;        // throw RunError after this many points
+  std::size_t fault_after = SIZE_MAX;       // throw DeviceFault (recovered) after this many points
+  std::size_t faults = 0;                   // DeviceFaults thrown so far
   std::size_t stop_after = SIZE_MAX;        // set *stop_flag after this many points
   std::atomic<bool>* stop_flag = nullptr;
   double hit = 30, miss = 300;              // latency below / above `capacity`
@@ -32,6 +36,19 @@ class FakeDevice final : public Device {
     for (const Point& p : req.points) {
       if (req.stop != nullptr && req.stop->load()) break;
       if (done == fail_after) throw RunError("spec " + req.spec->path + ", point " + std::to_string(p.id) + ": cuLaunchKernel failed (fake)");
+      if (done == fault_after) {
+        ++faults;
+        throw DeviceFault("spec " + req.spec->path + ", point #" + std::to_string(p.id) +
+                              ": cuEventSynchronize: CUDA_ERROR_ILLEGAL_ADDRESS (fake); a kernel fault poisons the GPU "
+                              "context: it was recreated, and the next spec runs in the fresh one",
+                          {{"kind", "kernel fault"},
+                           {"cuda_call", "cuEventSynchronize"},
+                           {"cuda_error", "CUDA_ERROR_ILLEGAL_ADDRESS (fake)"},
+                           {"sticky", "context"},
+                           {"recovery", "context recreated (fake)"},
+                           {"recovered", true}},
+                          true);
+      }
       PointTrace tr;
       tr.point_id = p.id;
       tr.accesses_per_pass = p.experiment.accesses_per_pass();

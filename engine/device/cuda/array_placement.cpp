@@ -4,6 +4,7 @@
 #include <cstring>
 
 #include "engine/core/diagnostics.hpp"
+#include "engine/device/cuda/cuda_error.hpp"
 
 namespace dissect {
 namespace {
@@ -37,8 +38,9 @@ CUtexObject make_texture(const CudaDriver& drv, CUdeviceptr p, const ArrayImage&
   CUtexObject t = 0;
   const CUresult r = drv.cuTexObjectCreate(&t, &res, &td, nullptr);
   if (r != CUDA_SUCCESS)
-    throw RunError("cuTexObjectCreate: " + drv.error_text(r) + " (a texture over " + std::to_string(img.size_bytes) +
-                   " B; 1D linear textures hold at most 2^27 elements)");
+    throw CudaError("cuTexObjectCreate: " + drv.error_text(r) + " (a texture over " + std::to_string(img.size_bytes) +
+                        " B; 1D linear textures hold at most 2^27 elements)",
+                    r, "cuTexObjectCreate");
   return t;
 }
 

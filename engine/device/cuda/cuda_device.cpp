@@ -17,9 +17,11 @@
 #include "engine/core/stopwatch.hpp"
 #include "engine/core/timeline.hpp"
 #include "engine/device/cuda/array_placement.hpp"
+#include "engine/device/cuda/cuda_error.hpp"
 #include "engine/device/cuda/cuda_launch.hpp"
 #include "engine/device/cuda/cuda_preview.hpp"
 #include "engine/device/cuda/kernel_artifact.hpp"
+#include "engine/device/device_fault.hpp"
 #include "engine/device/kernel_family.hpp"
 
 namespace dissect {
@@ -105,9 +107,7 @@ CudaDevice::CudaDevice(int ordinal, std::span<const Point> upcoming) : drv_(Cuda
   try {
     buffers_reserved_ = std::async(std::launch::async, [this] {
       DISSECT_CU(drv_, cuCtxSetCurrent(ctx_));
-      arrays_.ensure(kArenaReserve, kArrayAlignMax);
-      tables_.ensure(kSmallReserve);
-      results_.ensure(kSmallReserve);
+      reserve_buffers();
       timeline::mark("device: buffers reserved");
     });
   } catch (const std::system_error&) {
@@ -125,7 +125,9 @@ CudaDevice::CudaDevice(int ordinal, std::span<const Point> upcoming) : drv_(Cuda
   DISSECT_CU(drv_, cuDriverGetVersion(&driver));
   char bus[64] = {};
   DISSECT_CU(drv_, cuDeviceGetPCIBusId(bus, sizeof bus, dev_));
-  nvml_ = std::make_unique<NvmlClock>(bus);
+  const NvmlDevice nvml = open_nvml_device(bus);
+  nvml_ = std::make_unique<NvmlClock>(nvml);
+  processes_ = std::make_unique<NvmlProcesses>(nvml);
 
   std::vector<std::uint32_t> configs_kib;
   for (auto c : shared_memory_configs(smem_)) configs_kib.push_back(c / 1024);
@@ -156,6 +158,8 @@ CudaDevice::CudaDevice(int ordinal, std::span<const Point> upcoming) : drv_(Cuda
   d["warp_size"] = attr(CU_DEVICE_ATTRIBUTE_WARP_SIZE);
   d["pci_bus_id"] = bus;
   d["driver_version"] = std::to_string(driver / 1000) + "." + std::to_string(driver % 1000 / 10);
+  // The driver's own release: two releases can share the CUDA version above (a resumed run checks it).
+  if (const std::string release = nvml.driver_release(); !release.empty()) d["driver_release"] = release;
   d["nvrtc_version"] = NvrtcCompiler::version();
   d["nvml"] = nvml_->available() ? std::string("yes") : "no: " + nvml_->why_unavailable();
   d["compile_cache"] = modules_->cache().enabled() ? modules_->cache().dir() : std::string("disabled (--no-cache)");
@@ -179,6 +183,71 @@ CudaDevice::~CudaDevice() {
 
 nlohmann::json CudaDevice::describe() const { return description_; }
 
+void CudaDevice::reserve_buffers() {
+  arrays_.ensure(kArenaReserve, kArrayAlignMax);
+  tables_.ensure(kSmallReserve);
+  results_.ensure(kSmallReserve);
+}
+
+// ---------------------------------------------------------------------------
+// After a kernel fault: a fresh context
+// ---------------------------------------------------------------------------
+
+nlohmann::json CudaDevice::recreate_context() noexcept {
+  // Nothing may hold a handle of the old context past the reset: the workers are done
+  // (the buffers' reservation, the prefetches unload_all waits for; the artifact writers
+  // were awaited when run_points returned), and every module, buffer and event is given
+  // back first. Those calls fail in a poisoned context (their errors are of no use: the
+  // reset frees everything); the handles are forgotten either way.
+  await_reserved_buffers();
+  if (modules_) modules_->unload_all();
+  modules_.reset();
+  for (DeviceBuffer* b : {&arrays_, &tables_, &results_, &scatter_, &flush_}) b->release();
+  sample_buffers_.clear();
+  if (ev0_) drv_.cuEventDestroy(ev0_);
+  if (ev1_) drv_.cuEventDestroy(ev1_);
+  ev0_ = ev1_ = nullptr;
+  // The primary context is destroyed whoever else retains it (cuDevicePrimaryCtxRelease
+  // would destroy it only with the last reference); the reset does not release our
+  // reference, so it is released after, and a fresh context retained.
+  const CUresult reset = drv_.cuDevicePrimaryCtxReset(dev_);
+  ++context_resets_;
+  if (ctx_) drv_.cuDevicePrimaryCtxRelease(dev_);
+  ctx_ = nullptr;
+  nlohmann::json r;
+  try {
+    if (reset != CUDA_SUCCESS) throw RunError("cuDevicePrimaryCtxReset: " + drv_.error_text(reset));
+    DISSECT_CU(drv_, cuDevicePrimaryCtxRetain(&ctx_, dev_));
+    DISSECT_CU(drv_, cuCtxSetCurrent(ctx_));
+    modules_ = std::make_unique<KernelModules>(drv_, ctx_, arch());
+    DISSECT_CU(drv_, cuEventCreate(&ev0_, CU_EVENT_DEFAULT));
+    DISSECT_CU(drv_, cuEventCreate(&ev1_, CU_EVENT_DEFAULT));
+    reserve_buffers();
+    // The fresh context must run work, not only exist: a fault beyond a context (the
+    // hardware's) shows here instead of in the next spec's first launch.
+    DISSECT_CU(drv_, cuMemsetD8Async(tables_.ptr(), 0, kSmallReserve, nullptr));
+    DISSECT_CU(drv_, cuCtxSynchronize());
+    r["recovery"] = "context recreated (cuDevicePrimaryCtxReset, cuDevicePrimaryCtxRetain) and checked";
+    r["recovered"] = true;
+  } catch (const std::exception& e) {
+    lost_ = e.what();
+    r["recovery"] = std::string("failed: ") + e.what();
+    r["recovered"] = false;
+  }
+  return r;
+}
+
+GpuSnapshot CudaDevice::snapshot() const {
+  GpuSnapshot s;
+  if (nvml_) s.sm_clock_khz = nvml_->sm_clock_khz();
+  if (!s.sm_clock_khz)
+    s.clock_unknown_why = nvml_ && nvml_->available()
+                              ? std::string("NVML did not report the SM clock")
+                              : "no NVML: " + (nvml_ ? nvml_->why_unavailable() : std::string("?"));
+  if (processes_) s.process_pids = processes_->compute_pids(&s.processes_unknown_why);
+  return s;
+}
+
 double CudaDevice::current_sm_clock_khz() const {
   if (nvml_)
     if (auto c = nvml_->sm_clock_khz()) return *c;
@@ -190,7 +259,7 @@ double CudaDevice::current_sm_clock_khz() const {
 // ---------------------------------------------------------------------------
 
 void CudaDevice::prepare(std::span<const Point> points) noexcept {
-  if (points.empty()) return;
+  if (points.empty() || !modules_) return;  // no modules: the context was lost (run() says so)
   try {
     modules_->prefetch(kernel_params(points.front().experiment));
   } catch (const std::exception&) {
@@ -354,6 +423,33 @@ void CudaDevice::await_reserved_buffers() noexcept {
 }
 
 RunTimings CudaDevice::run(const RunRequest& req, RunSink& sink) {
+  const std::string spec = req.spec != nullptr ? req.spec->path : std::string("?");
+  if (!lost_.empty())
+    throw RunError("spec " + spec + ": GPU " + std::to_string(ordinal_) +
+                   " cannot run anything in this process since an earlier fault (its context could not be "
+                   "recreated: " + lost_ + "); run the remaining specs in a new process");
+  try {
+    return run_points(req, sink);
+  } catch (const CudaError& e) {
+    const CudaStickiness sticky = cuda_stickiness(e.result());
+    if (sticky == CudaStickiness::none) throw;  // the context is intact: nothing to recover
+    const std::string what = e.what();
+    nlohmann::json details{{"kind", sticky == CudaStickiness::context ? "kernel fault" : "device error"},
+                           {"cuda_call", e.call()},
+                           {"cuda_error", drv_.error_text(e.result())},
+                           {"sticky", to_string(sticky)}};
+    details.update(recreate_context());
+    const bool recovered = lost_.empty();
+    std::string message = what + (sticky == CudaStickiness::context
+                                      ? "; a kernel fault poisons the GPU context"
+                                      : "; the GPU reported an error that poisons its context");
+    message += recovered ? ": it was recreated, and the next spec runs in the fresh one"
+                         : ": it could not be recreated (" + lost_ + "), so nothing more runs in this process";
+    throw DeviceFault(message, std::move(details), recovered);
+  }
+}
+
+RunTimings CudaDevice::run_points(const RunRequest& req, RunSink& sink) {
   const auto t_run = std::chrono::steady_clock::now();
   await_reserved_buffers();
   RunTimings timings;
@@ -413,6 +509,8 @@ void CudaDevice::run_group(const RunRequest& req, const LaunchGroup& group, RunT
     if (group.points.size() > 1)
       where += " (one per-SM launch of points #" + std::to_string(first.id) + "..#" +
                std::to_string(req.points[group.points.back()].id) + ")";
+    // A driver error keeps its result: run() decides from it whether the context survived.
+    if (const auto* cuda = dynamic_cast<const CudaError*>(&e)) throw cuda->located(where + ": ");
     throw RunError(where + ": " + e.what());
   }
 }

@@ -22,6 +22,7 @@
 #include "engine/device/cuda/kernel_modules.hpp"
 #include "engine/device/cuda/launch_plan.hpp"
 #include "engine/device/cuda/nvml_clock.hpp"
+#include "engine/device/cuda/nvml_processes.hpp"
 #include "engine/device/cuda/smem_plan.hpp"
 #include "engine/device/device.hpp"
 
@@ -40,10 +41,18 @@ class CudaDevice final : public Device {
   [[nodiscard]] nlohmann::json describe() const override;
   [[nodiscard]] std::string selector() const override { return std::to_string(ordinal_); }
   [[nodiscard]] std::uint64_t memory_bytes() const override { return memory_bytes_; }
+  // Runs the points. After a kernel fault (a sticky CUDA error: engine/device/cuda/cuda_error.hpp)
+  // the context is recreated before run throws DeviceFault (engine/device/device_fault.hpp): the
+  // next run goes on in a fresh context, or, when that could not be made, fails at once saying why.
   RunTimings run(const RunRequest& request, RunSink& sink) override;
   void prepare(std::span<const Point> points) noexcept override;
+  // The SM clock and the compute processes NVML lists (unknown without NVML).
+  [[nodiscard]] GpuSnapshot snapshot() const override;
   [[nodiscard]] int arch() const { return cc_major_ * 10 + cc_minor_; }
   [[nodiscard]] std::uint32_t sm_count() const { return sm_count_; }
+  // How often a fault made the device recreate its context (the GPU tests check that an
+  // ordinary error, such as a failed allocation, does not).
+  [[nodiscard]] unsigned context_resets() const { return context_resets_; }
 
  private:
   using Kernel = LoadedKernel;
@@ -53,6 +62,14 @@ class CudaDevice final : public Device {
     double kernel_ms = 0, prep_ms = 0, upload_ms = 0, launch_ms = 0, readback_ms = 0, sink_ms = 0;
   };
 
+  RunTimings run_points(const RunRequest& req, RunSink& sink);
+  // After a sticky error: drops everything of the poisoned context (modules, buffers,
+  // events), resets it (cuDevicePrimaryCtxReset), retains a fresh one and checks that it
+  // runs work. Returns how that went, for the bundle; sets lost_ when it failed.
+  nlohmann::json recreate_context() noexcept;
+  // The buffers every run needs, in the order the device's opening allocates them (their
+  // placement is part of the measurement).
+  void reserve_buffers();
   Kernel& kernel(const KernelParams& params, RunTimings& timings, RunSink* sink);
   // The helper kernels (scatter, fill_sequential_batch) that write arrays on the device.
   std::pair<CUfunction, CUfunction> helper_functions(RunTimings& timings);
@@ -90,6 +107,7 @@ class CudaDevice final : public Device {
   SmemLimits smem_;
   nlohmann::json description_;
   std::unique_ptr<NvmlClock> nvml_;
+  std::unique_ptr<NvmlProcesses> processes_;
   double rated_clock_khz_ = 0;
   std::unique_ptr<KernelModules> modules_;                   // made once the context exists
   std::set<std::string> reported_;                          // kernels reported to this run's sink
@@ -103,6 +121,10 @@ class CudaDevice final : public Device {
   std::uint64_t l2_bytes_ = 0;
   CUevent ev0_ = nullptr, ev1_ = nullptr;
   Profile prof_;
+  // Why the device cannot run any more (its context could not be recreated after a
+  // fault); empty while it can.
+  std::string lost_;
+  unsigned context_resets_ = 0;
   // The buffers every run needs (arrays_, tables_, results_), allocated on a worker
   // thread while the rest of the device opens instead of before the first launch
   // (kernels are prefetched likewise: the helper module and the upcoming points' kernel,

@@ -6,6 +6,7 @@
 #include <mutex>
 
 #include "engine/core/diagnostics.hpp"
+#include "engine/device/cuda/cuda_error.hpp"
 
 namespace dissect {
 namespace {
@@ -86,7 +87,7 @@ void CudaDriver::check(CUresult r, const char* call) const {
   if (r == CUDA_SUCCESS) return;
   std::string c = call;
   if (const auto p = c.find('('); p != std::string::npos) c = c.substr(0, p);
-  throw RunError(c + ": " + error_text(r));
+  throw CudaError(c + ": " + error_text(r), r, c);
 }
 
 }  // namespace dissect

@@ -13,10 +13,10 @@ namespace dissect {
 #define DISSECT_CUDA_DRIVER_ENTRIES(X)                                                                   \
   X(cuInit) X(cuDriverGetVersion) X(cuGetErrorName) X(cuGetErrorString) X(cuDeviceGetCount) X(cuDeviceGet) \
   X(cuDeviceGetName) X(cuDeviceGetAttribute) X(cuDeviceTotalMem) X(cuDeviceGetPCIBusId)                    \
-  X(cuDevicePrimaryCtxRetain) X(cuDevicePrimaryCtxRelease) X(cuCtxSetCurrent) X(cuCtxSynchronize)          \
-  X(cuModuleLoadData) X(cuModuleUnload) X(cuModuleGetFunction) X(cuModuleGetGlobal) X(cuFuncSetAttribute)  \
-  X(cuFuncGetAttribute) X(cuOccupancyMaxActiveBlocksPerMultiprocessor) X(cuMemAlloc) X(cuMemFree)          \
-  X(cuMemAllocHost) X(cuMemFreeHost) X(cuMemcpyHtoD) X(cuMemcpyDtoH)                                       \
+  X(cuDevicePrimaryCtxRetain) X(cuDevicePrimaryCtxRelease) X(cuDevicePrimaryCtxReset) X(cuCtxSetCurrent)   \
+  X(cuCtxSynchronize) X(cuModuleLoadData) X(cuModuleUnload) X(cuModuleGetFunction) X(cuModuleGetGlobal)    \
+  X(cuFuncSetAttribute) X(cuFuncGetAttribute) X(cuOccupancyMaxActiveBlocksPerMultiprocessor) X(cuMemAlloc) \
+  X(cuMemFree) X(cuMemAllocHost) X(cuMemFreeHost) X(cuMemcpyHtoD) X(cuMemcpyDtoH)                          \
   X(cuMemsetD8Async) X(cuMemGetInfo)                                                                      \
   X(cuTexObjectCreate) X(cuTexObjectDestroy) X(cuLaunchKernel) X(cuEventCreate) X(cuEventRecord)           \
   X(cuEventSynchronize) X(cuEventElapsedTime) X(cuEventDestroy)
@@ -35,7 +35,8 @@ class CudaDriver {
 
   // "CUDA_ERROR_OUT_OF_MEMORY (out of memory)".
   [[nodiscard]] std::string error_text(CUresult r) const;
-  // Throws CudaError "call: CUDA_ERROR_... (text)" unless r == CUDA_SUCCESS.
+  // Throws CudaError (engine/device/cuda/cuda_error.hpp) "call: CUDA_ERROR_... (text)"
+  // unless r == CUDA_SUCCESS.
   void check(CUresult r, const char* call) const;
 
  private:

@@ -6,6 +6,7 @@
 
 #include "engine/core/diagnostics.hpp"
 #include "engine/device/cuda/cuda_driver.hpp"
+#include "engine/device/cuda/cuda_error.hpp"
 
 namespace dissect {
 
@@ -29,8 +30,10 @@ class DeviceBuffer {
       ptr_ = 0;
       std::size_t free_b = 0, total_b = 0;
       d.cuMemGetInfo(&free_b, &total_b);
-      throw RunError("cuMemAlloc: " + d.error_text(r) + ": " + what_ + " needs " + std::to_string(total) +
-                     " B; the GPU has " + std::to_string(free_b) + " B free of " + std::to_string(total_b));
+      // A CudaError: an allocation can be the first call to see an earlier kernel's fault.
+      throw CudaError("cuMemAlloc: " + d.error_text(r) + ": " + what_ + " needs " + std::to_string(total) +
+                          " B; the GPU has " + std::to_string(free_b) + " B free of " + std::to_string(total_b),
+                      r, "cuMemAlloc");
     }
     align_ = align < 256 ? 256 : align;
     aligned_ = (ptr_ + align_ - 1) / align_ * align_;

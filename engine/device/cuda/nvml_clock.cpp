@@ -1,39 +1,23 @@
 #include "engine/device/cuda/nvml_clock.hpp"
 
-#include <dlfcn.h>
-
 namespace dissect {
 namespace {
-using InitFn = int (*)();
-using HandleFn = int (*)(const char*, void**);
 using ClockFn = int (*)(void*, int, unsigned int*);
 constexpr int kNvmlClockSm = 1;   // NVML_CLOCK_SM
 constexpr int kNvmlClockMem = 2;  // NVML_CLOCK_MEM
 }  // namespace
 
-NvmlClock::NvmlClock(const std::string& pci_bus_id) {
-  void* lib = ::dlopen("libnvidia-ml.so.1", RTLD_NOW | RTLD_LOCAL);
-  if (lib == nullptr) {
-    why_ = "libnvidia-ml.so.1 not found";
+NvmlClock::NvmlClock(const NvmlDevice& nvml) {
+  if (!nvml.available()) {
+    why_ = nvml.why;
     return;
   }
-  auto init = reinterpret_cast<InitFn>(::dlsym(lib, "nvmlInit_v2"));
-  auto handle = reinterpret_cast<HandleFn>(::dlsym(lib, "nvmlDeviceGetHandleByPciBusId_v2"));
-  get_clock_ = ::dlsym(lib, "nvmlDeviceGetClockInfo");
-  if (init == nullptr || handle == nullptr || get_clock_ == nullptr) {
-    why_ = "libnvidia-ml.so.1 lacks nvmlInit_v2 / nvmlDeviceGetHandleByPciBusId_v2 / nvmlDeviceGetClockInfo";
+  get_clock_ = nvml.symbol("nvmlDeviceGetClockInfo");
+  if (get_clock_ == nullptr) {
+    why_ = "libnvidia-ml.so.1 lacks nvmlDeviceGetClockInfo";
     return;
   }
-  if (int r = init(); r != 0) {
-    why_ = "nvmlInit_v2 failed (" + std::to_string(r) + ")";
-    return;
-  }
-  void* dev = nullptr;
-  if (int r = handle(pci_bus_id.c_str(), &dev); r != 0 || dev == nullptr) {
-    why_ = "NVML does not know PCI device " + pci_bus_id + " (" + std::to_string(r) + ")";
-    return;
-  }
-  device_ = dev;
+  device_ = nvml.device;
 }
 
 std::optional<double> NvmlClock::clock_khz(int type) const {

@@ -1,16 +1,17 @@
 #pragma once
-// Current SM and memory clocks through NVML (libnvidia-ml.so.1, opened at run
-// time; optional). The driver attribute CU_DEVICE_ATTRIBUTE_CLOCK_RATE is the
-// rated clock, not the one a kernel ran at: boost and power limits move it.
+// Current SM and memory clocks through NVML (optional: engine/device/cuda/nvml_device.hpp).
+// The driver attribute CU_DEVICE_ATTRIBUTE_CLOCK_RATE is the rated clock, not the one a
+// kernel ran at: boost and power limits move it.
 #include <optional>
 #include <string>
+
+#include "engine/device/cuda/nvml_device.hpp"
 
 namespace dissect {
 
 class NvmlClock {
  public:
-  // `pci_bus_id` as cuDeviceGetPCIBusId writes it ("0000:01:00.0").
-  explicit NvmlClock(const std::string& pci_bus_id);
+  explicit NvmlClock(const NvmlDevice& nvml);
   [[nodiscard]] bool available() const { return device_ != nullptr; }
   [[nodiscard]] std::optional<double> sm_clock_khz() const;
   [[nodiscard]] std::optional<double> mem_clock_khz() const;

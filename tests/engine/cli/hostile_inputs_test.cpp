@@ -21,47 +21,15 @@
 using dissect::test::read_file;
 using dissect::test::run_command;
 using dissect::test::run_dissect;
+using dissect::test::spawn_dissect;
+using dissect::test::wait_exit;
+using dissect::test::wait_for;
 using dissect::test::TempDir;
 namespace fs = std::filesystem;
 
 namespace {
 
 nlohmann::json json_of(const std::string& path) { return nlohmann::json::parse(read_file(path)); }
-
-// Starts the binary in the background; returns its pid.
-pid_t spawn_dissect(const std::vector<std::string>& args, const std::string& log) {
-  std::fflush(stdout);  // the child must not print the parent's pending output again
-  std::fflush(stderr);
-  const pid_t pid = ::fork();
-  if (pid == 0) {
-    std::vector<char*> argv;
-    argv.push_back(const_cast<char*>(DISSECT_BINARY));
-    for (const auto& a : args) argv.push_back(const_cast<char*>(a.c_str()));
-    argv.push_back(nullptr);
-    if (FILE* f = std::freopen(log.c_str(), "w", stdout)) (void)f;
-    ::dup2(1, 2);
-    ::execv(DISSECT_BINARY, argv.data());
-    ::_exit(127);
-  }
-  return pid;
-}
-
-int wait_exit(pid_t pid) {
-  int status = 0;
-  ::waitpid(pid, &status, 0);
-  return WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
-}
-
-// Waits (at most `seconds`) until `ready` holds.
-template <typename F>
-bool wait_for(F ready, double seconds) {
-  const auto end = std::chrono::steady_clock::now() + std::chrono::duration<double>(seconds);
-  while (std::chrono::steady_clock::now() < end) {
-    if (ready()) return true;
-    std::this_thread::sleep_for(std::chrono::milliseconds(10));
-  }
-  return ready();
-}
 
 }  // namespace
 

@@ -3,13 +3,8 @@
 #include "engine/run/resume.hpp"
 
 #include <doctest/doctest.h>
-#include <signal.h>
-#include <sys/wait.h>
-#include <unistd.h>
 
-#include <chrono>
 #include <filesystem>
-#include <thread>
 
 #include "engine/core/directory_lock.hpp"
 #include "engine/core/files.hpp"
@@ -37,23 +32,10 @@ std::size_t lines_of(const std::string& path) {
 
 // Runs `spec` into `out` and kills the run with `sig` once it has committed a few points.
 void run_and_kill(const std::string& spec, const std::string& out, int sig) {
-  std::fflush(stdout);
-  std::fflush(stderr);
-  const pid_t pid = ::fork();
-  REQUIRE(pid >= 0);
-  if (pid == 0) {
-    if (std::freopen("/dev/null", "w", stdout) == nullptr) ::_exit(126);
-    ::dup2(1, 2);
-    ::execl(DISSECT_BINARY, DISSECT_BINARY, "run", "--device", "sim:fermi-gtx560ti", "--quiet", "--out", out.c_str(),
-            spec.c_str(), static_cast<char*>(nullptr));
-    ::_exit(127);
-  }
   const std::string points = out + "/long/points.csv";
-  const auto end = std::chrono::steady_clock::now() + std::chrono::seconds(60);
-  while (std::chrono::steady_clock::now() < end && !(fs::exists(points) && lines_of(points) >= 6))
-    std::this_thread::sleep_for(std::chrono::milliseconds(2));
-  ::kill(pid, sig);
-  ::waitpid(pid, nullptr, 0);
+  REQUIRE(dissect::test::signal_dissect_when(
+              {"run", "--device", "sim:fermi-gtx560ti", "--quiet", "--out", out, spec},
+              [&] { return fs::exists(points) && lines_of(points) >= 6; }, sig) != -1);
 }
 
 nlohmann::json header_of(const std::string& bundle) { return nlohmann::json::parse(read_file(bundle + "/bundle.json")); }
@@ -83,6 +65,9 @@ TEST_CASE("a run killed by SIGKILL or stopped by SIGTERM resumes to the uninterr
     CHECK(after["status"] == "complete");
     CHECK(after["points_completed"] == 256);
     REQUIRE(after["resumed"].size() == 1);
+    // The identity it continued on is on record: model (here the profile) and host.
+    CHECK(after["resumed"][0]["device"]["kind"] == "sim");
+    CHECK(after["resumed"][0]["device"]["host"] == before["host"]["name"]);
     CHECK(after["started"] == before["started"]);
     // Once complete, there is nothing to resume.
     const auto again = run_dissect("run --resume " + bundle);
@@ -117,6 +102,24 @@ TEST_CASE("resume refuses another spec, device or dissect, and a bundle still be
   }
 
   const std::string header_text = read_file(bundle + "/bundle.json");
+  // Another machine, or another driver, is another device too.
+  {
+    auto elsewhere = nlohmann::json::parse(header_text);
+    elsewhere["host"]["name"] = "another-machine";
+    write_file_atomic(bundle + "/bundle.json", elsewhere.dump(2));
+    r = run_dissect("run --resume " + bundle);
+    CHECK(r.status == 1);
+    CHECK(r.output.find("of host another-machine") != std::string::npos);
+    CHECK(r.output.find("(host: another-machine, now " + host_name() + ")") != std::string::npos);
+    auto driver = nlohmann::json::parse(header_text);
+    driver["device"]["driver_release"] = "580.65.06";
+    write_file_atomic(bundle + "/bundle.json", driver.dump(2));
+    r = run_dissect("run --resume " + bundle);
+    CHECK(r.status == 1);
+    CHECK(r.output.find("driver_release: 580.65.06, now none") != std::string::npos);
+    CHECK(r.output.find("a resumed run continues on the same device") != std::string::npos);
+    write_file_atomic(bundle + "/bundle.json", header_text);
+  }
   auto h = nlohmann::json::parse(header_text);
   h["tool"]["git_revision"] = "0000000";
   write_file_atomic(bundle + "/bundle.json", h.dump(2));

@@ -80,6 +80,35 @@ TEST_CASE("a failing device call leaves a failed bundle with the completed point
   CHECK(b.traces.points.size() == 3);
 }
 
+TEST_CASE("a device fault fails the run, keeps the completed points and records the fault; the next run goes on") {
+  TempDir dir;
+  const Spec spec = load_spec_text(kSpec, "sweep.yaml");
+  FakeDevice dev;
+  dev.fault_after = 2;
+  std::atomic<bool> stop{false};
+  RunOptions o;
+  o.out_parent = dir.path();
+  const RunOutcome r = run_spec(spec, dev, o, stop);
+  CHECK(r.status == "failed");
+  CHECK(r.points_done == 2);
+  CHECK(r.error.find("sweep.yaml, point #2: cuEventSynchronize: CUDA_ERROR_ILLEGAL_ADDRESS") != std::string::npos);
+  REQUIRE(r.fault.is_object());
+  CHECK(r.fault["recovered"] == true);
+  const Bundle b = read_bundle(r.bundle_dir);
+  CHECK(b.header["status"] == "failed");
+  CHECK(b.header["error"] == r.error);
+  CHECK(b.header["fault"]["cuda_call"] == "cuEventSynchronize");
+  CHECK(b.header["fault"]["sticky"] == "context");
+  CHECK(b.traces.points.size() == 2);
+  // The same device object runs the next spec of the batch.
+  dev.fault_after = SIZE_MAX;
+  const RunOutcome next = run_spec(spec, dev, o, stop);
+  CHECK(next.status == "complete");
+  CHECK(next.points_done == 6);
+  CHECK(next.fault.is_null());
+  CHECK_FALSE(read_bundle(next.bundle_dir).header.contains("fault"));
+}
+
 TEST_CASE("expectations that fail or cannot be checked say so") {
   Finding f;
   f.analyzer = "line_size";

@@ -4,13 +4,10 @@
 
 #include <doctest/doctest.h>
 #include <signal.h>
-#include <sys/wait.h>
-#include <unistd.h>
 
-#include <chrono>
 #include <filesystem>
-#include <thread>
 
+#include "engine/core/files.hpp"
 #include "support/process.hpp"
 #include "support/temp_dir.hpp"
 
@@ -38,22 +35,9 @@ std::size_t steps_recorded(const std::string& dir) {
 
 // A topology killed (SIGKILL) once `steps` steps are on record.
 void kill_topology_after(const std::string& out, std::size_t steps) {
-  std::fflush(stdout);
-  std::fflush(stderr);
-  const pid_t pid = ::fork();
-  REQUIRE(pid >= 0);
-  if (pid == 0) {
-    if (std::freopen("/dev/null", "w", stdout) == nullptr) ::_exit(126);
-    ::dup2(1, 2);
-    ::execl(DISSECT_BINARY, DISSECT_BINARY, "topology", "--device", "sim:fermi-gtx560ti", "--fast", "--quiet",
-            "--no-report", "--out", out.c_str(), static_cast<char*>(nullptr));
-    ::_exit(127);
-  }
-  const auto end = std::chrono::steady_clock::now() + std::chrono::seconds(60);
-  while (std::chrono::steady_clock::now() < end && steps_recorded(out) < steps)
-    std::this_thread::sleep_for(std::chrono::milliseconds(2));
-  ::kill(pid, SIGKILL);
-  ::waitpid(pid, nullptr, 0);
+  REQUIRE(dissect::test::signal_dissect_when({"topology", "--device", "sim:fermi-gtx560ti", "--fast", "--quiet",
+                                              "--no-report", "--out", out},
+                                             [&] { return steps_recorded(out) >= steps; }, SIGKILL) != -1);
 }
 
 // topology.json without what differs from run to run (times, clocks read at run time).
@@ -85,7 +69,8 @@ TEST_CASE("a killed topology resumes to the uninterrupted result; steps done are
   CHECK(r.status == 0);
   const json after = topology_of(cut);
   CHECK(after["status"] == "complete");
-  CHECK(after["resumed"].size() == 1);
+  REQUIRE(after["resumed"].size() == 1);
+  CHECK(after["resumed"][0]["device"]["host"] == before["host"]["name"]);  // the identity it continued on
   CHECK(measured_part(after) == measured_part(topology_of(dir.file("whole"))));
   CHECK(fs::last_write_time(cut + "/topology_l1_latency/points.csv") == kept);  // a completed step is not rerun
 }
@@ -97,6 +82,15 @@ TEST_CASE("topology --resume refuses another device and options that the directo
   auto r = run_dissect("topology --resume " + dir.file("t") + " --device sim:h100-sxm --quiet --no-report");
   CHECK(r.status == 1);
   CHECK(r.output.find("a resumed topology continues on the same device") != std::string::npos);
+  // The same profile on another machine is another device too.
+  const std::string recorded = read_file(dir.file("t/topology.json"));
+  json moved = json::parse(recorded);
+  moved["host"]["name"] = "another-machine";
+  dissect::write_file_atomic(dir.file("t/topology.json"), moved.dump(2));
+  r = run_dissect("topology --resume " + dir.file("t") + " --quiet --no-report");
+  CHECK(r.status == 1);
+  CHECK(r.output.find("(host: another-machine, now " + dissect::host_name() + ")") != std::string::npos);
+  dissect::write_file_atomic(dir.file("t/topology.json"), recorded);
   CHECK(run_dissect("topology --resume " + dir.file("t") + " --fast").status == 2);
   r = run_dissect("topology --resume " + dir.file("none") + " --device sim:fermi-gtx560ti --quiet --no-report");
   CHECK(r.status == 1);

@@ -7,12 +7,18 @@
 #include <cstdlib>
 #include <set>
 
+#include "engine/bundle/bundle.hpp"
+#include "engine/codegen/nvrtc_compiler.hpp"
 #include "engine/core/diagnostics.hpp"
 #include "engine/device/cuda/cuda_device.hpp"
 #include "engine/device/cuda/cuda_driver.hpp"
+#include "engine/device/cuda/cuda_error.hpp"
+#include "engine/device/device_fault.hpp"
+#include "engine/run/runner.hpp"
 #include "support/temp_dir.hpp"
 
 using namespace dissect;
+using dissect::test::TempDir;
 
 namespace {
 
@@ -72,6 +78,73 @@ double median_latency(const PointTrace& t) {
   std::sort(v.begin(), v.end());
   return v.empty() ? 0 : v[v.size() / 2];
 }
+
+// A kernel that faults: `trap` (CUDA_ERROR_LAUNCH_FAILED, as a rule) or, as an out-of-bounds
+// chase would, a load 256 GiB past a 4-byte allocation, beyond any GPU's memory
+// (CUDA_ERROR_ILLEGAL_ADDRESS).
+const char* const kFaultSource =
+    "extern \"C\" __global__ void dissect_test_fault(int how, const unsigned* p, unsigned* out) {\n"
+    "  if (how == 0) asm volatile(\"trap;\");\n"
+    "  out[0] = *(volatile const unsigned*)(p + (1ull << 36));\n"
+    "}\n";
+
+// Runs the CUDA device's points and, while the launch of point `fault_at` is in flight,
+// launches a faulting kernel in the same context (through the sink's points_started,
+// which the device calls while a launch runs): the device meets the fault in its next
+// driver call, as it would meet a fault of its own kernel.
+class FaultingDevice final : public Device {
+ public:
+  FaultingDevice(CudaDevice& d, std::size_t fault_at, int how) : d_(d), fault_at_(fault_at), how_(how) {
+    cubin_ = NvrtcCompiler::compile(kFaultSource, "dissect_test_fault.cu", d.arch()).cubin;
+  }
+  nlohmann::json describe() const override { return d_.describe(); }
+  std::string selector() const override { return d_.selector(); }
+  std::uint64_t memory_bytes() const override { return d_.memory_bytes(); }
+  RunTimings run(const RunRequest& req, RunSink& sink) override {
+    Forward f(*this, sink);
+    return d_.run(req, f);
+  }
+  CUresult injected = CUDA_SUCCESS;  // what the faulting kernel's synchronisation returned
+  bool fired = false;
+
+ private:
+  struct Forward final : RunSink {
+    FaultingDevice& owner;
+    RunSink& inner;
+    Forward(FaultingDevice& o, RunSink& s) : owner(o), inner(s) {}
+    void point_done(const Point& p, PointTrace t) override { inner.point_done(p, std::move(t)); }
+    void points_done(PointBatch b) override { inner.points_done(std::move(b)); }
+    void kernel_built(const KernelArtifact& a) override { inner.kernel_built(a); }
+    void progress(std::size_t done, std::size_t total) override { inner.progress(done, total); }
+    void points_started(std::span<const Point* const> points, std::span<const PointTrace* const> traces) override {
+      for (const Point* p : points)
+        if (p->id == owner.fault_at_) owner.fault();
+      inner.points_started(points, traces);
+    }
+  };
+  // In the device's context (current on this thread while it runs).
+  void fault() {
+    const CudaDriver& drv = CudaDriver::get();
+    CUmodule m = nullptr;
+    CUfunction f = nullptr;
+    DISSECT_CU(drv, cuModuleLoadData(&m, cubin_.data()));
+    DISSECT_CU(drv, cuModuleGetFunction(&f, m, "dissect_test_fault"));
+    int how = how_;
+    CUdeviceptr p = 0, out = 0;
+    DISSECT_CU(drv, cuMemAlloc(&p, 4));
+    DISSECT_CU(drv, cuMemAlloc(&out, 4));
+    void* args[] = {&how, &p, &out};
+    DISSECT_CU(drv, cuLaunchKernel(f, 1, 1, 1, 1, 1, 1, 0, nullptr, args, nullptr));
+    // The fault has happened before the device's next call; nothing here is freed: the
+    // context is poisoned, and the device's recovery destroys everything in it.
+    injected = drv.cuCtxSynchronize();
+    fired = true;
+  }
+  CudaDevice& d_;
+  std::size_t fault_at_;
+  int how_;
+  std::string cubin_;
+};
 
 }  // namespace
 
@@ -255,6 +328,99 @@ TEST_SUITE("gpu") {
       CHECK(m.find("shared memory") != std::string::npos);
     }
     CHECK(c.points.size() == 1);
+  }
+
+  TEST_CASE("a kernel fault fails its spec naming spec, point and call, keeps completed points; the device runs on") {
+    if (!need_gpu()) return;
+    CudaDevice& dev = device();
+    const Spec bad = load_spec_text("dissect: 1\nname: faults\npath: cg\nparallel: false\n"
+                                    "array: {size: 4 KiB, stride: 64 B}\niterations: 64\n"
+                                    "sweep:\n  array.size: [4 KiB, 8 KiB, 16 KiB]\n",
+                                    "faulting-spec.yaml");
+    const Spec good = load_spec_text("dissect: 1\nname: fine\npath: cg\narray: {size: 4 KiB, stride: 64 B}\n"
+                                     "iterations: 64\nsweep:\n  array.size: [4 KiB, 8 KiB, 16 KiB]\n",
+                                     "good-spec.yaml");
+    TempDir out;
+    RunOptions o;
+    o.out_parent = out.path();
+    o.analyze = false;
+    std::atomic<bool> stop{false};
+    for (const int how : {0, 1}) {  // a trap, an out-of-bounds load
+      CAPTURE(how);
+      const unsigned resets = dev.context_resets();
+      FaultingDevice faulting(dev, 1, how);
+      const RunOutcome r = run_spec(bad, faulting, o, stop);
+      REQUIRE(faulting.fired);
+      MESSAGE("injected fault: " << CudaDriver::get().error_text(faulting.injected));
+      CHECK(cuda_stickiness(faulting.injected) != CudaStickiness::none);
+      MESSAGE(r.error);
+      CHECK(r.status == "failed");
+      // The spec, the point with its parameters, and the CUDA call that met the fault.
+      CHECK(r.error.find("spec faulting-spec.yaml, point #1 (array.size=8 KiB): cu") != std::string::npos);
+      REQUIRE(r.fault.is_object());
+      const std::string call = r.fault.value("cuda_call", std::string());
+      CHECK(call.rfind("cu", 0) == 0);
+      CHECK(r.error.find(call + ": CUDA_ERROR_") != std::string::npos);
+      CHECK(r.fault["cuda_error"].get<std::string>().rfind("CUDA_ERROR_", 0) == 0);
+      CHECK(r.fault["kind"] == "kernel fault");
+      CHECK(r.fault["recovered"] == true);
+      CHECK(r.error.find("it was recreated") != std::string::npos);
+      CHECK(dev.context_resets() == resets + 1);
+      // The bundle keeps the completed point and says why the run ended.
+      CHECK(r.points_done == 1);
+      const Bundle b = read_bundle(r.bundle_dir);
+      CHECK(b.header["status"] == "failed");
+      CHECK(b.header["error"] == r.error);
+      CHECK(b.header["fault"] == r.fault);
+      REQUIRE(b.traces.points.size() == 1);
+      CHECK(b.traces.points[0].point_id == 0);
+      CHECK(b.traces.points[0].samples.size() == 64);
+      // The next spec of the batch runs on the same device object, in its fresh context.
+      const RunOutcome next = run_spec(good, dev, o, stop);
+      CHECK(next.status == "complete");
+      CHECK(next.error.empty());
+      CHECK(next.points_done == 3);
+      const Bundle nb = read_bundle(next.bundle_dir);
+      REQUIRE(nb.traces.points.size() == 3);
+      for (const auto& t : nb.traces.points) {
+        REQUIRE(t.samples.size() == 64);
+        CHECK(t.samples[0].latency > 0);
+        CHECK(t.samples[0].latency < 100000);
+      }
+      CHECK(dev.context_resets() == resets + 1);
+    }
+  }
+
+  TEST_CASE("an ordinary CUDA error (out of memory) fails the run without recreating the context") {
+    if (!need_gpu()) return;
+    CudaDevice& dev = device();
+    const unsigned resets = dev.context_resets();
+    // 1 TiB: more than any GPU's memory; visited sparsely, so only the allocation fails (the
+    // runner would refuse it before running: check_points_fit_device; the device is asked directly).
+    const Spec spec = load_spec_text(
+        "dissect: 1\nname: t\npath: cg\nelement: u64\n"
+        "array: {size: 1024 GiB, stride: 128 B, page: 2 MiB, pattern: page_strided}\niterations: 64\nwarmup: 0\n",
+        "too-big.yaml");
+    const std::vector<Point> points = spec.expand();
+    RunRequest req;
+    req.spec = &spec;
+    req.points = points;
+    Collect c;
+    try {
+      (void)dev.run(req, c);
+      FAIL("no error");
+    } catch (const DeviceFault& e) {
+      FAIL("an out-of-memory error was taken for a fault: " << e.what());
+    } catch (const CudaError& e) {
+      MESSAGE(e.what());
+      CHECK(cuda_stickiness(e.result()) == CudaStickiness::none);  // CUDA_ERROR_OUT_OF_MEMORY, as a rule
+      CHECK(std::string(e.what()).find("spec too-big.yaml, point #0: cuMemAlloc: CUDA_ERROR_") != std::string::npos);
+    }
+    CHECK(dev.context_resets() == resets);
+    const Collect after = run_spec_text("dissect: 1\nname: t\npath: cg\narray: {size: 4 KiB, stride: 64 B}\n"
+                                        "iterations: 64\n");
+    REQUIRE(after.points.size() == 1);
+    CHECK(after.points[0].second.samples.size() == 64);
   }
 
   TEST_CASE("a stop request (Ctrl-C) ends the run after the launch in hand") {
