@@ -82,11 +82,24 @@ class LatencyLevelsAnalyzer final : public Analyzer {
     f.evidence["candidate_modes"] = m.candidate_modes;
     f.evidence["method"] = "kernel density of ln(latency + 250), modes merged unless the valley between is a "
                            "significant dip; levels need min_share; fences at median +- 6 robust sigmas";
-    // Confidence: how cleanly neighbouring levels separate, less the outliers.
+    // Confidence: how cleanly neighbouring levels separate, less the outliers;
+    // and whether each level is narrow enough that a level twice as slow, as
+    // wide as it, would have separated from it. A level as wide as its median
+    // may be two levels merged (L1 and L2 hits under jitter of half their gap
+    // make one smear): without that term a single level had nothing to lower
+    // its confidence, and the calibration test (tests/analyzers/calibration_test.cpp)
+    // saw merged levels reported as one at confidence 1. The term is 0.5 +
+    // separation from such a twin, median / (2 x (p95 - p5)), at most 1.
     double sep = 1;
     for (std::size_t i = 0; i + 1 < m.levels.size(); ++i)
       sep = std::min(sep, std::clamp(0.5 + m.separation(i, i + 1), 0.0, 1.0));
-    f.confidence = sep * (1 - std::min(0.5, m.outlier_share()));
+    double resolution = 1;
+    for (const auto& l : m.levels) {
+      const double width = l.p95 - l.p5;
+      if (width > 0) resolution = std::min(resolution, std::clamp(l.median / (2 * width), 0.0, 1.0));
+    }
+    f.evidence["resolution"] = resolution;
+    f.confidence = sep * resolution * (1 - std::min(0.5, m.outlier_share()));
     std::string s = std::to_string(m.levels.size()) + " level" + (m.levels.size() == 1 ? "" : "s") + ":";
     for (const auto& l : m.levels) s += " " + stats::fmt(l.median, 4) + " (" + stats::percent(l.share) + ")";
     s += " cycles";

@@ -46,7 +46,7 @@ class LineCapacityAnalyzer final : public Analyzer {
   }
   std::vector<AnalyzerParam> params() const override {
     return {{"full_share", "0.5", "a block size 'fills' the cache when its miss share reaches this share of the "
-                                  "smallest block's"},
+                                  "largest among the smaller blocks'"},
             {"min_miss_share", "0.05",
              "miss share the smallest block needs, fine-grained (else N does not exceed the cache); chain timing "
              "needs its average 20% above the fastest block's"}};
@@ -148,17 +148,27 @@ class LineCapacityAnalyzer final : public Analyzer {
       u.evidence = ev;
       return u;
     }
-    const double full_bar = std::max(min_miss, full_share * ref);
-    // The line: the end of the leading run of block sizes that fill the cache.
+    // The line: the end of the leading run of block sizes that fill the cache. A
+    // block fills when it misses at least full_share of the most that any smaller
+    // block missed (the peak so far), not of the smallest block's: on an unsectored
+    // cache the smallest block hits on the rest of each line it loads (one miss in
+    // line / b accesses), so its share is small, and at b = 2 x line the conflict
+    // misses of a cache with few ways (one line of each pair, sets receiving more
+    // than their share) could still reach half of it. Against the peak they do not:
+    // b = 2 x line halves the occupancy and leaves at most about half of the misses
+    // of b = line (tests/analyzers/calibration_test.cpp found 15 % to 50 % on
+    // generated 2- to 6-way caches; measured against the smallest block, those
+    // claimed twice the line at confidence 1).
     std::uint64_t line = 0, next = 0;
     std::size_t against = 0;
     bool run = true;
-    double lowest_full = ref, highest_fitting = 0;
+    double peak = ref, line_share = ref, highest_fitting = 0;
     for (const auto& [b, bp] : by_block) {
-      const bool full = bp.miss_share() >= full_bar;
+      const bool full = bp.miss_share() >= std::max(min_miss, full_share * peak);
       if (run && full) {
         line = b;
-        lowest_full = std::min(lowest_full, bp.miss_share());
+        line_share = bp.miss_share();
+        peak = std::max(peak, line_share);
         continue;
       }
       if (run) next = b;
@@ -185,13 +195,16 @@ class LineCapacityAnalyzer final : public Analyzer {
     f.details["fetch_bytes"] = smallest.block;
     f.details["fits_from_block_bytes"] = next;
     f.details["blocks_against_shape"] = against;
-    // Confidence: how far apart the filling and the fitting block sizes lie, against
-    // the least filling one, and whether the sizes above the line all fit. Not
-    // against the smallest block: blocks under the line fill more of a sectored
-    // line and may overflow more (the H100's L2: 64 B blocks +43 %, 128 B +30 %,
-    // 256 B 0 %), which says nothing against the line.
-    const double gap = lowest_full > 0 ? (lowest_full - highest_fitting) / lowest_full : 0;
-    f.confidence = std::clamp(gap, 0.0, 1.0) *
+    // Confidence: how far the two decisive block sizes lie from the fill bar
+    // (full_share of the peak): the line's share above it, the best-fitting
+    // larger block's below it, the nearer of the two in units of the peak, full
+    // from 0.15 on; and whether the sizes above the line all fit. A line at
+    // 0.69 of the peak is a real one (the H100's L2: sectors make blocks under
+    // the line overflow more, 64 B blocks +43 %, 128 B +30 %); a block at half
+    // the peak may be the line or the conflict misses of twice the line.
+    const double margin = peak > 0 ? std::min(line_share / peak - full_share, full_share - highest_fitting / peak) : 0;
+    f.details["fill_margin"] = margin;
+    f.confidence = std::clamp(margin / 0.15, 0.0, 1.0) *
                    (1.0 - static_cast<double>(against) / static_cast<double>(by_block.size()));
     f.details["measure"] = verb + " " + what;
     f.summary = format_bytes(line) + ": one access per " + format_bytes(line) + " block still overflows the cache (" +
