@@ -1,5 +1,6 @@
 #include <doctest/doctest.h>
 
+#include "engine/bundle/bundle.hpp"
 #include "support/analysis.hpp"
 #include "support/ref_model.hpp"
 
@@ -118,4 +119,16 @@ TEST_CASE("sets: a series whose smallest N already misses often names no stairca
   CHECK(f.value.is_null());
   CHECK(f.summary.find("already misses on") != std::string::npos);
   CHECK(f.summary.find("fits") == std::string::npos);
+}
+
+TEST_CASE("sets: Mei & Chu's stage sweep timed per access on an H100 (real trace) claims no geometry") {
+  // Per-access timing flushed samples to global memory, and those stores evicted L1 lines:
+  // the smallest N already missed 6.6 % of its accesses, and an earlier analyzer read the
+  // noise as "6 sets x 27 ways". It must say why it cannot tell.
+  const Bundle b = read_bundle(DISSECT_TEST_DATA "/analyzers/gpu_traces/h100_mei_l1_data_stages_per_access");
+  const Finding f = test::analyze(b.traces, "sets");
+  INFO(f.to_json().dump());
+  CHECK(f.value.is_null());
+  CHECK(test::reason(f).find("already misses") != std::string::npos);
+  CHECK(test::analyze(b.traces, "cache_size").value.is_null());
 }
