@@ -160,6 +160,21 @@ class CacheSizeAnalyzer final : public Analyzer {
                     (averaged ? "+" + stats::percent(first_rate) + " average latency"
                               : stats::percent(first_rate) + " of accesses") +
                     "; KS D = " + stats::fmt(k.ks.d) + ", p = " + stats::fmt(k.ks.p_value) + ")" + label;
+        if (!k.further.empty()) {
+          // Past the first capacity the chain climbs to slower plateaus: each climb is a
+          // capacity of its own (one SM filling a partitioned L2: the near partition, then the
+          // whole cache). Reported beside the value, which stays the first.
+          nlohmann::json fk = nlohmann::json::array();
+          for (const auto& x : k.further) {
+            fk.push_back({{"bracket_bytes", {x.last_clean_bytes, x.first_miss_bytes}},
+                          {"latency_before_cycles", x.latency_before},
+                          {"latency_after_cycles", x.latency_after}});
+            f.summary += "; further capacity " + format_bytes(x.last_clean_bytes) + " to " +
+                         format_bytes(x.first_miss_bytes) + " (plateau " + stats::fmt(x.latency_before) + " -> " +
+                         stats::fmt(x.latency_after) + " cycles)";
+          }
+          f.details["further_knees"] = fk;
+        }
         if (k.band_from_bytes != 0) {
           // Points from band_from on miss at random (replacement, or capacity
           // differing between SMs): the knee is where half of them do.

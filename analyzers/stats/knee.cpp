@@ -110,11 +110,55 @@ nlohmann::json KneeResult::evidence() const {
                {"critical_0.05", ks.critical(0.05)}};
   }
   j["baseline_miss_fraction"] = baseline_rate;
+  if (!further.empty()) {
+    nlohmann::json fk = nlohmann::json::array();
+    for (const auto& k : further)
+      fk.push_back({{"bracket_bytes", {k.last_clean_bytes, k.first_miss_bytes}},
+                    {"latency_before", k.latency_before},
+                    {"latency_after", k.latency_after}});
+    j["further_knees"] = fk;
+  }
   if (penalty_bound >= 0) j["miss_penalty_bound"] = {{"relative", penalty_bound}, {"at_bytes", penalty_bound_at_bytes}};
   j["disagreements"] = disagreements;
   if (band_from_bytes != 0) j["mixed_band_bytes"] = {band_from_bytes, band_to_bytes};
   return j;
 }
+
+namespace {
+
+// Plateaus of a chain sweep: maximal runs of at least two consecutive points whose medians stay
+// within 1 % of the run's first (chain averages are steady to a few thousandths; a level's own
+// mix drifts by a percent at most), and the climbs between them that cost what a miss to the
+// next level costs. The first climb is the knee itself; the others are further capacities.
+std::vector<FurtherKnee> further_knees(const std::vector<KneePoint>& series, std::uint64_t knee,
+                                       double min_miss_penalty) {
+  struct Plateau {
+    std::size_t begin, end;  // [begin, end)
+    double median;
+  };
+  std::vector<Plateau> plateaus;
+  for (std::size_t i = 0; i < series.size();) {
+    std::size_t j = i + 1;
+    while (j < series.size() && std::abs(series[j].median_latency / series[i].median_latency - 1) <= 0.01) ++j;
+    if (j - i >= 2) {
+      std::vector<double> m;
+      for (std::size_t k = i; k < j; ++k) m.push_back(series[k].median_latency);
+      plateaus.push_back({i, j, median(m)});
+    }
+    i = j;
+  }
+  std::vector<FurtherKnee> out;
+  for (std::size_t k = 0; k + 1 < plateaus.size(); ++k) {
+    const Plateau& a = plateaus[k];
+    const Plateau& b = plateaus[k + 1];
+    if (b.median < (1 + min_miss_penalty) * a.median) continue;
+    if (series[a.begin].size <= knee) continue;  // the climb out of the knee's own plateau
+    out.push_back({series[a.end - 1].size, series[a.end].size, a.median, b.median});
+  }
+  return out;
+}
+
+}  // namespace
 
 // Chain timing: each sample is already the average of a whole chain, so the
 // point reduces to its median average latency; the baseline is the left
@@ -199,6 +243,7 @@ KneeResult find_knee_averaged(const std::vector<const PointTrace*>& points, cons
     return r;
   }
   r.outcome = KneeResult::Outcome::knee;
+  r.further = further_knees(r.series, r.knee_bytes, o.min_miss_penalty);
   std::size_t consistent = 0;
   for (std::size_t i = 0; i < r.series.size(); ++i) consistent += (i < on) == r.series[i].clean ? 1 : 0;
   r.confidence = (1 - r.ks.p_value) * static_cast<double>(consistent) / static_cast<double>(r.series.size());

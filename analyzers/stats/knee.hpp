@@ -47,6 +47,14 @@ struct KneePoint {
   bool clean = true;            // no misses beyond the baseline
 };
 
+// Chain timing: a further capacity past the knee, where the chain's average climbs from one
+// plateau of latency to a slower one (a partitioned L2 seen from one SM: near hits, then near
+// misses served by the far partition, then DRAM).
+struct FurtherKnee {
+  std::uint64_t last_clean_bytes = 0, first_miss_bytes = 0;
+  double latency_before = 0, latency_after = 0;  // the two plateaus' medians
+};
+
 struct KneeResult {
   enum class Outcome { knee, above_range, below_range, undetermined };
   Outcome outcome = Outcome::undetermined;
@@ -57,6 +65,7 @@ struct KneeResult {
   // four times the first miss or more allows; negative when no such size was measured.
   double penalty_bound = -1;
   std::uint64_t penalty_bound_at_bytes = 0;
+  std::vector<FurtherKnee> further;    // chain timing: capacities past the first, ascending
   // Where clean and missing points mix around the knee (both 0 when the
   // series switches at one N): the smallest N that misses, the largest clean.
   std::uint64_t band_from_bytes = 0, band_to_bytes = 0;

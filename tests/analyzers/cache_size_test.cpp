@@ -346,3 +346,52 @@ TEST_CASE("cache_size: Meltzer's .ca sweep on an H100 and an H200 (real traces):
     CHECK(lines >= 4);
   }
 }
+
+TEST_CASE("cache_size: one SM's chain over a partitioned L2 (H100 and H200, real traces): knee, further capacity, lines") {
+  // s = 128 B: near hits, then every access a near miss served by the far partition, then DRAM;
+  // s = 512 B reaches part of the sets only and reads as lines.
+  for (const char* dir : {"h100_mt4g_l2_size", "h200_mt4g_l2_size"}) {
+    CAPTURE(dir);
+    const auto all = real_trace_findings(dir);
+    REQUIRE(all.size() == 2);
+    for (const auto& f : all) {
+      INFO(f.summary);
+      const auto stride = f.details["series"]["stride_bytes"].get<std::string>();
+      if (stride == "128") {
+        CHECK(f.unit == "B");
+        // The one-SM figure of these GPUs' topologies (23 and 28 MiB) lies at or just past the
+        // bracket's end: misses begin below the point where a tenth of the accesses miss.
+        CHECK(f.details["bracket_bytes"] == nlohmann::json::array({20u << 20, 24u << 20}));
+        REQUIRE(f.details["further_knees"].size() == 1);
+        const auto& k = f.details["further_knees"][0];
+        // The whole L2 (50 / 60 MiB by the driver) fills before DRAM takes over.
+        CHECK(k["bracket_bytes"][0].get<std::uint64_t>() >= (40u << 20));
+        CHECK(k["bracket_bytes"][1].get<std::uint64_t>() <= (60u << 20));
+        CHECK(k["latency_after_cycles"].get<double>() > 1.25 * k["latency_before_cycles"].get<double>());
+      } else {
+        CHECK(stride == "512");
+        CHECK(f.unit == "lines");
+      }
+    }
+  }
+}
+
+TEST_CASE("cache_size: a chain that climbs two plateaus reports the second capacity beside the first") {
+  // Two capacities, 16 KiB (hits 100 -> 300 cycles) and 64 KiB (300 -> 600), on a 4 KiB grid.
+  TraceSet t;
+  for (std::uint64_t n = 4096; n <= 256 * 1024; n += 4096)
+    t.points.push_back(chain_point(t.points.size(), n, 64, n <= 16384 ? 100.0 : n <= 65536 ? 300.0 : 600.0));
+  const Finding f = test::analyze(t, "cache_size");
+  INFO(f.to_json().dump());
+  CHECK(f.value == 16384);
+  REQUIRE(f.details["further_knees"].size() == 1);
+  CHECK(f.details["further_knees"][0]["bracket_bytes"] == nlohmann::json::array({65536, 69632}));
+  // A drift of a few percent between plateaus is no capacity.
+  for (auto& p : t.points)
+    for (auto& s : p.samples)
+      if (s.latency > 500) s.latency = 310;
+  const Finding g = test::analyze(t, "cache_size");
+  INFO(g.to_json().dump());
+  CHECK(g.value == 16384);
+  CHECK_FALSE(g.details.contains("further_knees"));
+}
