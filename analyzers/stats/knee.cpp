@@ -189,7 +189,14 @@ KneeResult find_knee_averaged(const std::vector<const PointTrace*>& points, cons
   std::vector<double> low;
   for (std::size_t i = 0; i <= r.cp.last_left; ++i)
     if (2 * r.series[i].size <= r.series[r.cp.last_left].size) low.push_back(red[i]);
-  const std::vector<double>& ref = low.size() >= 3 ? low : left;
+  // Where the sweep starts on a plateau (within 1 % of its first point) of three points or
+  // more, that plateau alone: the lower half may already hold a second capacity's climb.
+  std::vector<double> lead;
+  for (double v : red) {
+    if (std::abs(v / red.front() - 1) > 0.01) break;
+    lead.push_back(v);
+  }
+  const std::vector<double>& ref = lead.size() >= 3 && lead.size() < low.size() ? lead : low.size() >= 3 ? low : left;
   const double base = median(ref);
   const double bar = chain_clean_bar(ref);
   r.baseline_rate = base;
