@@ -354,7 +354,7 @@ TEST_SUITE("gpu") {
     // The fault runs in a process of its own (this binary, the suite gpu-fault-child): a reset
     // that fails leaves the GPU unusable in its process, and the other tests need it.
     const auto r = run_command("env " + std::string(kFaultChildEnv) + "=1 '" + self_path() +
-                               "' --test-suite=gpu-fault-child --no-version=1");
+                               "' --test-suite=gpu-fault-child");
     MESSAGE(r.output);
     CHECK(r.status == 0);
     const bool recovered = r.output.find("outcome: recovered") != std::string::npos;
