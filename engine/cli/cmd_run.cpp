@@ -8,6 +8,7 @@
 #include "engine/bundle/bundle.hpp"
 #include "engine/cli/cli.hpp"
 #include "engine/cli/parse_options.hpp"
+#include "engine/cli/reexec.hpp"
 #include "engine/core/background_worker.hpp"
 #include "engine/core/timeline.hpp"
 #include "engine/device/device.hpp"
@@ -121,7 +122,15 @@ int resume_run(const std::string& dir, const std::string& device_sel, const RunO
 
 }  // namespace
 
+// Whether a spec's run ended with the device unable to run anything more in this process (a
+// kernel fault whose context could not be recreated: bundle.json "fault", recovered false).
+static bool device_lost(const RunOutcome& r) {
+  return r.fault.is_object() && r.fault.contains("recovered") && r.fault["recovered"] == false;
+}
+
 int cmd_run(const Args& args, const std::vector<std::string>& full_argv) {
+  // A batch continued in a fresh process after a kernel fault: the spec that faulted failed.
+  const bool failed_before = batch_failed_before();
   po::options_description opts(
       "Usage: dissect run SPEC... [options]\n"
       "       dissect run --resume BUNDLE [--device D]\n\n"
@@ -155,7 +164,8 @@ int cmd_run(const Args& args, const std::vector<std::string>& full_argv) {
   po::options_description all;
   all.add(opts).add(hidden);
   po::variables_map vm;
-  if (const auto done = parse_options("run", args, opts, vm, &all, &pos)) return *done;
+  std::vector<ParsedOption> parsed;
+  if (const auto done = parse_options("run", args, opts, vm, &all, &pos, &parsed)) return *done;
   if (const auto bad = apply_run_setting_options("run", vm)) return *bad;
   if (!resume_dir.empty()) {
     if (!specs.empty() || !sets.empty() || vm.count("max-points") != 0 || vm.count("dry-run") != 0) {
@@ -253,8 +263,9 @@ int cmd_run(const Args& args, const std::vector<std::string>& full_argv) {
   ro.analyze = vm.count("no-analyze") == 0;
   ro.progress = vm.count("quiet") == 0 && ::isatty(2) != 0;
 
-  int status = kExitOk;
-  for (const auto& spec : loaded) {
+  int status = failed_before ? kExitFailure : kExitOk;
+  for (std::size_t i = 0; i < loaded.size(); ++i) {
+    const Spec& spec = loaded[i];
     if (g_stop.load()) break;
     RunOutcome r;
     try {
@@ -270,6 +281,26 @@ int cmd_run(const Args& args, const std::vector<std::string>& full_argv) {
     const int spec_status = report_outcome(spec, r);
     if (spec_status == kExitInterrupted) return kExitInterrupted;
     status = std::max(status, spec_status);
+    if (device_lost(r) && i + 1 < loaded.size()) {
+      // CUDA asks for a new process after such a fault: the rest of the batch runs in one, with
+      // the same options (same --out, --device, --set), the specs still to run and the failure
+      // passed on for the exit status. Each re-execution runs fewer specs: it cannot loop.
+      const std::size_t remaining = loaded.size() - i - 1;
+      std::vector<std::string> argv{full_argv.empty() ? std::string("dissect") : full_argv[0], "run"};
+      for (auto& w : option_words(parsed, {"spec"})) argv.push_back(std::move(w));
+      for (std::size_t j = i + 1; j < loaded.size(); ++j)
+        argv.push_back(loaded[j].path.rfind('-', 0) == 0 ? "./" + loaded[j].path : loaded[j].path);
+      std::cout << "dissect run: " << spec.path << " faulted the GPU, which runs nothing more in this process; "
+                << remaining << (remaining == 1 ? " spec remains" : " specs remain")
+                << ": continuing in a fresh process\n";
+      ::setenv(kBatchFailedEnv, "1", 1);
+      const std::string why = reexec_self(argv);
+      ::unsetenv(kBatchFailedEnv);
+      std::cerr << "dissect run: cannot continue in a fresh process (" << why << "); not run:";
+      for (std::size_t j = i + 1; j < loaded.size(); ++j) std::cerr << " " << loaded[j].path;
+      std::cerr << "\n";
+      return kExitFailure;
+    }
   }
   return status;
 }

@@ -7,6 +7,7 @@
 
 #include "engine/cli/cli.hpp"
 #include "engine/cli/parse_options.hpp"
+#include "engine/cli/reexec.hpp"
 #include "engine/core/background_worker.hpp"
 #include "engine/core/files.hpp"
 #include "engine/device/device.hpp"
@@ -57,11 +58,18 @@ int cmd_topology(const Args& args, const std::vector<std::string>& full_argv) {
       "resume", po::value(&resume_dir),
       "continue the interrupted or killed topology in DIR (its mode and steps): completed steps are kept, a step "
       "that was running continues its bundle, the rest run; refused for another device or dissect version")(
+      "retry-failed",
+      "with --resume: run again the steps a kernel fault failed (kept as failed otherwise: they would fault again)")(
       "quiet,q", "no progress on stderr");
   add_run_setting_options(opts);
   po::variables_map vm;
-  if (const auto done = parse_options("topology", args, opts, vm)) return *done;
+  std::vector<ParsedOption> parsed;
+  if (const auto done = parse_options("topology", args, opts, vm, nullptr, nullptr, &parsed)) return *done;
   if (const auto bad = apply_run_setting_options("topology", vm)) return *bad;
+  if (vm.count("retry-failed") != 0 && resume_dir.empty()) {
+    std::cerr << "dissect topology: --retry-failed goes with --resume DIR\n";
+    return kExitInvalid;
+  }
   if (!resume_dir.empty()) {
     if (!vm["out"].defaulted() || vm.count("fast") != 0 || !only.empty()) {
       std::cerr << "dissect topology: --resume DIR takes its output directory, mode and steps from DIR\n";
@@ -116,11 +124,37 @@ int cmd_topology(const Args& args, const std::vector<std::string>& full_argv) {
   o.argv = full_argv;
   o.only = only;
   o.resume = !resume_dir.empty();
+  o.retry_failed = vm.count("retry-failed") != 0;
   nlohmann::json result;
   try {
     result = run_topology(*device, o, g_topology_stop);
   } catch (const RunError& e) {
     std::cerr << "dissect topology: " << (o.resume ? "--resume: " : "") << e.what() << "\n";
+    return kExitFailure;
+  }
+  if (result.value("status", std::string()) == "device lost") {
+    // A kernel fault left the GPU unusable in this process (CUDA asks for a new one): the
+    // topology goes on as `dissect topology --resume DIR` in a fresh process, with the same
+    // options but those DIR fixes. The faulted step is kept failed there (not retried), so
+    // each re-execution has fewer steps to run: it cannot loop.
+    std::string faulted = "a step";
+    std::size_t remaining = 0;
+    for (const auto& e : result["experiments"]) {
+      if (e.contains("fault")) faulted = e.value("id", faulted);
+      if (e.value("status", std::string()) == "not run (device lost)") ++remaining;
+    }
+    std::vector<std::string> argv{full_argv.empty() ? std::string("dissect") : full_argv[0], "topology"};
+    for (auto& w : option_words(parsed, {"out", "fast", "only", "resume", "retry-failed"})) argv.push_back(std::move(w));
+    argv.push_back("--resume");
+    argv.push_back(out_dir);
+    (json_out ? std::cerr : std::cout)
+        << "dissect topology: step " << faulted << " faulted the GPU, which runs nothing more in this process; "
+        << remaining << (remaining == 1 ? " step remains" : " steps remain")
+        << ": continuing in a fresh process (dissect topology --resume " << out_dir << ")\n";
+    lock.reset();  // the fresh process takes the directory's lock
+    const std::string why = reexec_self(argv);
+    std::cerr << "dissect topology: cannot continue in a fresh process (" << why << "); continue it with: dissect "
+              << "topology --resume " << out_dir << "\n";
     return kExitFailure;
   }
   // Steps whose figures the SM clock or other processes may have spoilt (their bundles say what was seen).

@@ -9,14 +9,19 @@ namespace po = boost::program_options;
 
 std::optional<int> parse_options(const char* verb, const Args& args, const po::options_description& visible,
                                  po::variables_map& vm, const po::options_description* all,
-                                 const po::positional_options_description* positional) {
+                                 const po::positional_options_description* positional,
+                                 std::vector<ParsedOption>* parsed) {
   try {
     // A verb without positional arguments must refuse a stray word, not ignore it.
     const po::positional_options_description none;
     po::command_line_parser parser(args);
     parser.options(all != nullptr ? *all : visible);
     parser.positional(positional != nullptr ? *positional : none);
-    po::store(parser.run(), vm);
+    const po::parsed_options options = parser.run();
+    po::store(options, vm);
+    if (parsed != nullptr)
+      for (const auto& o : options.options)
+        parsed->push_back({o.position_key >= 0 ? std::string() : o.string_key, o.original_tokens});
     po::notify(vm);
   } catch (const po::error& e) {
     std::cerr << "dissect " << verb << ": " << e.what() << "\n" << visible << "\n";

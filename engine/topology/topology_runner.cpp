@@ -92,12 +92,21 @@ json run_topology(Device& device, const TopologyOptions& options, const std::ato
 
   double kernel_ms = 0, compile_ms = 0, analysis_ms = 0;
   std::size_t index = 0;
+  // A kernel fault left the device unable to run anything more in this process (CUDA asks
+  // for a new one): the later steps are left to `dissect topology --resume` in a fresh process.
+  bool lost = false, left_over = false;
   for (const auto& step : plan) {
     ++index;
     json exp{{"id", step.id}, {"label", step.label}, {"spec", "topology/" + step.spec_file()}};
     if (stop.load()) {
       exp["status"] = "not run (interrupted)";
       result["experiments"].push_back(exp);
+      continue;
+    }
+    if (lost) {
+      exp["status"] = "not run (device lost)";
+      result["experiments"].push_back(exp);
+      left_over = true;
       continue;
     }
     if (options.progress) {
@@ -121,6 +130,12 @@ json run_topology(Device& device, const TopologyOptions& options, const std::ato
         result["experiments"].push_back(*before);
         continue;
       }
+    }
+    // One that a kernel fault failed stays failed: it would fault again (and a fault can cost
+    // the process its GPU), unless --retry-failed asks for it.
+    if (before_status == "failed" && before->contains("fault") && !opts.retry_failed) {
+      result["experiments"].push_back(*before);
+      continue;
     }
     if (before_status == "unsupported") {
       if (!step.cache.empty()) measured.cache(step.cache).unsupported = before->value("error", std::string("unsupported"));
@@ -189,9 +204,11 @@ json run_topology(Device& device, const TopologyOptions& options, const std::ato
       compile_ms += out.timings.compile_ms;
       analysis_ms += out.analysis_ms;
       if (!out.error.empty()) exp["error"] = out.error;
-      // A kernel fault fails its step; the device recreated its context (said here), so the
-      // next steps run, sized from what the earlier ones measured.
+      // A kernel fault fails its step. When the device recreated its context (said here), the
+      // next steps run, sized from what the earlier ones measured; when it could not, they are
+      // left to a fresh process (dissect topology --resume).
       if (!out.fault.is_null()) exp["fault"] = out.fault;
+      if (out.fault.is_object() && out.fault.contains("recovered") && out.fault["recovered"] == false) lost = true;
       // The step's bundle holds its conditions; a step they may have spoilt says so here too.
       if (!out.condition_warnings.empty()) exp["conditions_warnings"] = out.condition_warnings;
       json findings = json::array();
@@ -225,7 +242,7 @@ json run_topology(Device& device, const TopologyOptions& options, const std::ato
   result["timings"] = {{"wall_s", seconds_since(t0)}, {"kernel_ms", kernel_ms}, {"compile_ms", compile_ms},
                        {"analysis_ms", analysis_ms},
                        {"experiments", plan.size()}};
-  record(stop.load() ? "interrupted" : "complete");
+  record(stop.load() ? "interrupted" : left_over ? "device lost" : "complete");
   return result;
 }
 

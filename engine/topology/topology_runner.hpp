@@ -22,11 +22,16 @@ struct TopologyOptions {
   // fast and only are ignored): completed steps are kept, the rest measured.
   // Throws RunError when it was written by another dissect or on another device.
   bool resume = false;
+  // With resume: run again the steps a kernel fault failed (kept as failed otherwise: they
+  // would fault again, and a fault can cost the process its GPU).
+  bool retry_failed = false;
 };
 
 // Returns the topology result (the content of topology.json). topology.json is
 // written with status "running" when it starts and after each step, and with
-// "complete" or "interrupted" at the end. The caller holds lock_topology_dir.
+// "complete" or "interrupted" at the end, or "device lost" when a kernel fault left the
+// device unable to run anything more in this process (the steps after it: "not run (device
+// lost)"; `dissect topology --resume` continues with them in a fresh process). The caller holds lock_topology_dir.
 nlohmann::json run_topology(Device& device, const TopologyOptions& options, const std::atomic<bool>& stop);
 
 // Creates `out_dir` when missing and locks it for the caller's life (one topology

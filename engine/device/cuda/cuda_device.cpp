@@ -22,6 +22,7 @@
 #include "engine/device/cuda/cuda_preview.hpp"
 #include "engine/device/cuda/kernel_artifact.hpp"
 #include "engine/device/device_fault.hpp"
+#include "engine/device/fault_injection.hpp"
 #include "engine/device/kernel_family.hpp"
 
 namespace dissect {
@@ -498,9 +499,28 @@ RunTimings CudaDevice::run_points(const RunRequest& req, RunSink& sink) {
   return timings;
 }
 
+void CudaDevice::inject_test_fault() {
+  // A kernel that traps, in PTX (the driver compiles it for this GPU): a real kernel fault in
+  // the device's context, met by the synchronisation after it as a chase's fault would be.
+  static const char* const kTrap =
+      ".version 7.0\n.target sm_52\n.address_size 64\n"
+      ".visible .entry dissect_injected_fault()\n{\n\ttrap;\n\tret;\n}\n";
+  CUmodule m = nullptr;
+  CUfunction f = nullptr;
+  DISSECT_CU(drv_, cuModuleLoadData(&m, kTrap));
+  DISSECT_CU(drv_, cuModuleGetFunction(&f, m, "dissect_injected_fault"));
+  DISSECT_CU(drv_, cuLaunchKernel(f, 1, 1, 1, 1, 1, 1, 0, nullptr, nullptr, nullptr));
+  DISSECT_CU(drv_, cuCtxSynchronize());
+  // Not reached when the kernel faulted as it should; the module is freed with the context otherwise.
+  drv_.cuModuleUnload(m);
+  throw RunError("DISSECT_TEST_INJECT_FAULT: the trapping kernel did not fault");
+}
+
 void CudaDevice::run_group(const RunRequest& req, const LaunchGroup& group, RunTimings& timings, RunSink& sink) {
   const Point& first = req.points[group.points.front()];
   try {
+    for (const std::size_t pi : group.points)
+      if (fault_injected_at(req, req.points[pi])) inject_test_fault();
     Kernel& k = kernel(kernel_params(first.experiment), timings, &sink);
     launch_group(req, group, k, timings, sink);
   } catch (const RunError& e) {

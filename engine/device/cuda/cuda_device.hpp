@@ -70,6 +70,9 @@ class CudaDevice final : public Device {
   // The buffers every run needs, in the order the device's opening allocates them (their
   // placement is part of the measurement).
   void reserve_buffers();
+  // The test hook DISSECT_TEST_INJECT_FAULT (engine/device/fault_injection.hpp): launches a
+  // trapping kernel and synchronises, which throws the sticky CudaError of a kernel fault.
+  void inject_test_fault();
   Kernel& kernel(const KernelParams& params, RunTimings& timings, RunSink* sink);
   // The helper kernels (scatter, fill_sequential_batch) that write arrays on the device.
   std::pair<CUfunction, CUfunction> helper_functions(RunTimings& timings);

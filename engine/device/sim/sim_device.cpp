@@ -3,6 +3,8 @@
 #include <chrono>
 #include <stdexcept>
 
+#include "engine/device/device_fault.hpp"
+#include "engine/device/fault_injection.hpp"
 #include "engine/device/sim/sim_kernels.hpp"
 
 namespace dissect::sim {
@@ -66,8 +68,30 @@ RunTimings SimDevice::run(const RunRequest& request, RunSink& sink) {
   RunTimings t;
   const std::size_t total = request.points.size();
   std::size_t done = 0;
+  if (!lost_.empty())
+    throw RunError("spec " + (request.spec != nullptr ? request.spec->path : std::string("?")) +
+                   ": simulated GPU (" + selector_ + ") cannot run anything in this process since an earlier fault (" +
+                   lost_ + "); run the remaining specs in a new process");
   for (const Point& point : request.points) {
     if (request.stop != nullptr && request.stop->load()) break;
+    if (fault_injected_at(request, point)) {
+      // The test hook (engine/device/fault_injection.hpp): what a CUDA device throws when a
+      // kernel fault poisoned its context and no fresh one could be made.
+      const std::string call = "cuEventSynchronize";
+      const std::string error = "CUDA_ERROR_LAUNCH_FAILED (injected by DISSECT_TEST_INJECT_FAULT)";
+      lost_ = "the simulated context is lost for the test";
+      throw DeviceFault(fault_location(request, point) + ": " + call + ": " + error +
+                            "; a kernel fault poisons the GPU context: it could not be recreated (" + lost_ +
+                            "), so nothing more runs in this process",
+                        {{"kind", "kernel fault"},
+                         {"cuda_call", call},
+                         {"cuda_error", error},
+                         {"sticky", "context"},
+                         {"injected", true},
+                         {"recovery", "failed: " + lost_},
+                         {"recovered", false}},
+                        false);
+    }
     KernelRun r;
     MemorySystem& mem = memory(point.experiment.carveout);
     mem.watch(request.stop);  // a stop ends the point in hand too, which is then not stored

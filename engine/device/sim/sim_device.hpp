@@ -19,6 +19,8 @@ class SimDevice final : public Device {
   [[nodiscard]] nlohmann::json describe() const override;
   [[nodiscard]] std::string selector() const override { return selector_; }
   [[nodiscard]] std::uint64_t memory_bytes() const override { return profile_->memory_bytes; }
+  // Runs the points. A fault injected for tests (engine/device/fault_injection.hpp) throws
+  // DeviceFault (not recovered), after which every run fails at once.
   RunTimings run(const RunRequest& request, RunSink& sink) override;
 
   // One point, outside a run (tests, benchmarks). Throws RunError.
@@ -31,6 +33,9 @@ class SimDevice final : public Device {
   std::unique_ptr<Profile> profile_;  // stable address: memory systems refer to it
   std::string selector_;
   std::map<int, std::unique_ptr<MemorySystem>> memory_;
+  // Set by an injected fault (DISSECT_TEST_INJECT_FAULT): the device runs nothing more, as
+  // a CUDA device whose context could not be recreated.
+  std::string lost_;
 };
 
 // "sim:<name or path>" -> device; throws RunError (unknown profile, listing

@@ -5,6 +5,8 @@
 #include <algorithm>
 #include <atomic>
 #include <cstdlib>
+#include <filesystem>
+#include <iostream>
 #include <set>
 
 #include "engine/bundle/bundle.hpp"
@@ -15,9 +17,11 @@
 #include "engine/device/cuda/cuda_error.hpp"
 #include "engine/device/device_fault.hpp"
 #include "engine/run/runner.hpp"
+#include "support/process.hpp"
 #include "support/temp_dir.hpp"
 
 using namespace dissect;
+using dissect::test::run_command;
 using dissect::test::TempDir;
 
 namespace {
@@ -53,6 +57,21 @@ bool need_gpu() {
   if (allow == nullptr || std::string(allow) != "1")
     FAIL_CHECK("the gpu tests need a GPU; set DISSECT_ALLOW_NO_GPU=1 to skip them knowingly");
   return false;
+}
+
+// The gpu suite runs the kernel-fault test in a child process of this binary (suite
+// gpu-fault-child), with this variable set; without it, that suite does nothing.
+constexpr const char* kFaultChildEnv = "DISSECT_GPU_FAULT_CHILD";
+
+std::string self_path() { return std::filesystem::read_symlink("/proc/self/exe").string(); }
+
+// The dissect binary: beside this test binary (the device machine runs a carried copy,
+// .carry/dissect_tests with .carry/dissect), else the build's.
+std::string dissect_binary() {
+  const auto beside = std::filesystem::path(self_path()).parent_path() / "dissect";
+  std::error_code ec;
+  if (std::filesystem::is_regular_file(beside, ec)) return beside.string();
+  return DISSECT_BINARY;
 }
 
 CudaDevice& device() {
@@ -330,67 +349,83 @@ TEST_SUITE("gpu") {
     CHECK(c.points.size() == 1);
   }
 
-  TEST_CASE("a kernel fault fails its spec naming spec, point and call, keeps completed points; the device runs on") {
+  TEST_CASE("a kernel fault fails its spec naming spec, point and call; in its own process, either reset outcome") {
     if (!need_gpu()) return;
-    CudaDevice& dev = device();
-    const Spec bad = load_spec_text("dissect: 1\nname: faults\npath: cg\nparallel: false\n"
-                                    "array: {size: 4 KiB, stride: 64 B}\niterations: 64\n"
-                                    "sweep:\n  array.size: [4 KiB, 8 KiB, 16 KiB]\n",
-                                    "faulting-spec.yaml");
-    const Spec good = load_spec_text("dissect: 1\nname: fine\npath: cg\narray: {size: 4 KiB, stride: 64 B}\n"
-                                     "iterations: 64\nsweep:\n  array.size: [4 KiB, 8 KiB, 16 KiB]\n",
-                                     "good-spec.yaml");
-    TempDir out;
-    RunOptions o;
-    o.out_parent = out.path();
-    o.analyze = false;
-    std::atomic<bool> stop{false};
-    for (const int how : {0, 1}) {  // a trap, an out-of-bounds load
-      CAPTURE(how);
-      const unsigned resets = dev.context_resets();
-      FaultingDevice faulting(dev, 1, how);
-      const RunOutcome r = run_spec(bad, faulting, o, stop);
-      REQUIRE(faulting.fired);
-      MESSAGE("injected fault: " << CudaDriver::get().error_text(faulting.injected));
-      CHECK(cuda_stickiness(faulting.injected) != CudaStickiness::none);
-      MESSAGE(r.error);
-      CHECK(r.status == "failed");
-      // The spec, the point with its parameters, and the CUDA call that met the fault.
-      CHECK(r.error.find("spec faulting-spec.yaml, point #1 (array.size=8 KiB): cu") != std::string::npos);
-      REQUIRE(r.fault.is_object());
-      const std::string call = r.fault.value("cuda_call", std::string());
-      CHECK(call.rfind("cu", 0) == 0);
-      CHECK(r.error.find(call + ": CUDA_ERROR_") != std::string::npos);
-      CHECK(r.fault["cuda_error"].get<std::string>().rfind("CUDA_ERROR_", 0) == 0);
-      CHECK(r.fault["kind"] == "kernel fault");
-      CHECK(r.fault["recovered"] == true);
-      CHECK(r.error.find("it was recreated") != std::string::npos);
-      CHECK(dev.context_resets() == resets + 1);
-      // The bundle keeps the completed point and says why the run ended.
-      CHECK(r.points_done == 1);
-      const Bundle b = read_bundle(r.bundle_dir);
-      CHECK(b.header["status"] == "failed");
-      CHECK(b.header["error"] == r.error);
-      CHECK(b.header["fault"] == r.fault);
-      REQUIRE(b.traces.points.size() == 1);
-      CHECK(b.traces.points[0].point_id == 0);
-      CHECK(b.traces.points[0].samples.size() == 64);
-      // The next spec of the batch runs on the same device object, in its fresh context.
-      const RunOutcome next = run_spec(good, dev, o, stop);
-      CHECK(next.status == "complete");
-      CHECK(next.error.empty());
-      CHECK(next.points_done == 3);
-      const Bundle nb = read_bundle(next.bundle_dir);
-      REQUIRE(nb.traces.points.size() == 3);
-      for (const auto& t : nb.traces.points) {
-        REQUIRE(t.samples.size() == 64);
-        CHECK(t.samples[0].latency > 0);
-        CHECK(t.samples[0].latency < 100000);
-      }
-      CHECK(dev.context_resets() == resets + 1);
+    // The fault runs in a process of its own (this binary, the suite gpu-fault-child): a reset
+    // that fails leaves the GPU unusable in its process, and the other tests need it.
+    const auto r = run_command("env " + std::string(kFaultChildEnv) + "=1 '" + self_path() +
+                               "' --test-suite=gpu-fault-child");
+    MESSAGE(r.output);
+    CHECK(r.status == 0);
+    const bool recovered = r.output.find("outcome: recovered") != std::string::npos;
+    const bool lost = r.output.find("outcome: lost") != std::string::npos;
+    CHECK((recovered || lost));
+    MESSAGE("in-process reset after a kernel fault: "
+            << (lost ? "failed (the driver wants a new process; the CLI re-executes itself)"
+                     : "worked (the next spec ran in the fresh context)"));
+  }
+
+  TEST_CASE("dissect run: an injected kernel fault fails its spec; the batch goes on in a fresh process") {
+    if (!need_gpu()) return;
+    TempDir dir;
+    const std::string text = "array: {size: 4 KiB, stride: 64 B}\npath: cg\nparallel: false\niterations: 64\n"
+                             "sweep:\n  array.size: [4 KiB, 8 KiB, 16 KiB]\n";
+    const std::string a = dir.write("a.yaml", "dissect: 1\nname: first\n" + text);
+    const std::string b = dir.write("b.yaml", "dissect: 1\nname: second\n" + text);
+    const std::string c = dir.write("c.yaml", "dissect: 1\nname: third\n" + text);
+    const std::string out = dir.file("runs");
+    const auto r = run_command("env DISSECT_TEST_INJECT_FAULT=second:1 '" + dissect_binary() +
+                               "' run --device 0 --quiet --no-analyze --out " + out + " " + a + " " + b + " " + c);
+    MESSAGE(r.output);
+    CHECK(r.status == 1);
+    const auto faulted = read_bundle(out + "/second");
+    CHECK(faulted.header["status"] == "failed");
+    REQUIRE(faulted.traces.points.size() == 1);
+    CHECK(faulted.traces.points[0].point_id == 0);
+    const std::string error = faulted.header.value("error", std::string());
+    CHECK(error.find("spec " + b + ", point #1 (array.size=8 KiB): cu") != std::string::npos);
+    REQUIRE(faulted.header.contains("fault"));
+    CHECK(faulted.header["fault"]["kind"] == "kernel fault");
+    CHECK(faulted.header["fault"]["cuda_error"].get<std::string>().rfind("CUDA_ERROR_", 0) == 0);
+    const bool lost = faulted.header["fault"]["recovered"] == false;
+    MESSAGE("the context reset " << (lost ? "failed: the batch went on in a fresh process" : "worked: in process"));
+    if (lost)
+      CHECK(r.output.find(b + " faulted the GPU, which runs nothing more in this process; 1 spec remains: "
+                              "continuing in a fresh process") != std::string::npos);
+    for (const char* name : {"first", "third"}) {
+      CAPTURE(name);
+      const auto bundle = read_bundle(out + "/" + name);
+      CHECK(bundle.header["status"] == "complete");
+      REQUIRE(bundle.traces.points.size() == 3);
+      for (const auto& t : bundle.traces.points) CHECK(t.samples.size() == 64);
     }
   }
 
+  TEST_CASE("dissect topology: an injected kernel fault fails its step; the next steps run, the step is not retried") {
+    if (!need_gpu()) return;
+    TempDir dir;
+    const std::string out = dir.file("topo");
+    const auto r = run_command("env DISSECT_TEST_INJECT_FAULT=topology_l2_latency:0 '" + dissect_binary() +
+                               "' topology --device 0 --quiet --no-report --only l1_latency --only l2_latency "
+                               "--only dram_latency --out " + out);
+    MESSAGE(r.output);
+    CHECK(r.status == 1);
+    const auto topo = nlohmann::json::parse(dissect::test::read_file(out + "/topology.json"));
+    CHECK(topo["status"] == "complete");
+    REQUIRE(topo["experiments"].size() == 3);
+    CHECK(topo["experiments"][0]["status"] == "complete");
+    CHECK(topo["experiments"][1]["id"] == "l2_latency");
+    CHECK(topo["experiments"][1]["status"] == "failed");
+    REQUIRE(topo["experiments"][1].contains("fault"));
+    CHECK(topo["experiments"][2]["status"] == "complete");
+    const bool lost = topo["experiments"][1]["fault"]["recovered"] == false;
+    MESSAGE("the context reset " << (lost ? "failed: the topology went on in a fresh process" : "worked"));
+    if (lost) {
+      CHECK(r.output.find("continuing in a fresh process (dissect topology --resume " + out + ")") != std::string::npos);
+      REQUIRE(topo.contains("resumed"));
+      CHECK(topo["resumed"].size() == 1);
+    }
+  }
   TEST_CASE("an ordinary CUDA error (out of memory) fails the run without recreating the context") {
     if (!need_gpu()) return;
     CudaDevice& dev = device();
@@ -458,5 +493,82 @@ TEST_SUITE("gpu") {
     REQUIRE(s.size() == 2048);
     CHECK(s[1].offset_bytes == (2u << 20) + 128);
     CHECK(s[5].offset_bytes == 5 * (2ull << 20) + 5 * 128);
+  }
+}
+
+TEST_SUITE("gpu-fault-child") {
+  TEST_CASE("in its own process: a kernel fault fails its spec; the device recovers, or says the process is lost") {
+    // Run by the gpu suite's test of the same name, in a process of its own; nothing otherwise.
+    if (std::getenv(kFaultChildEnv) == nullptr) return;
+    if (!need_gpu()) return;
+    CudaDevice& dev = device();
+    const Spec bad = load_spec_text("dissect: 1\nname: faults\npath: cg\nparallel: false\n"
+                                    "array: {size: 4 KiB, stride: 64 B}\niterations: 64\n"
+                                    "sweep:\n  array.size: [4 KiB, 8 KiB, 16 KiB]\n",
+                                    "faulting-spec.yaml");
+    const Spec good = load_spec_text("dissect: 1\nname: fine\npath: cg\narray: {size: 4 KiB, stride: 64 B}\n"
+                                     "iterations: 64\nsweep:\n  array.size: [4 KiB, 8 KiB, 16 KiB]\n",
+                                     "good-spec.yaml");
+    TempDir out;
+    RunOptions o;
+    o.out_parent = out.path();
+    o.analyze = false;
+    std::atomic<bool> stop{false};
+    for (const int how : {0, 1}) {  // a trap, an out-of-bounds load
+      CAPTURE(how);
+      const unsigned resets = dev.context_resets();
+      FaultingDevice faulting(dev, 1, how);
+      const RunOutcome r = run_spec(bad, faulting, o, stop);
+      REQUIRE(faulting.fired);
+      MESSAGE("injected fault: " << CudaDriver::get().error_text(faulting.injected));
+      CHECK(cuda_stickiness(faulting.injected) != CudaStickiness::none);
+      MESSAGE(r.error);
+      CHECK(r.status == "failed");
+      // The spec, the point with its parameters, and the CUDA call that met the fault.
+      CHECK(r.error.find("spec faulting-spec.yaml, point #1 (array.size=8 KiB): cu") != std::string::npos);
+      REQUIRE(r.fault.is_object());
+      const std::string call = r.fault.value("cuda_call", std::string());
+      CHECK(call.rfind("cu", 0) == 0);
+      CHECK(r.error.find(call + ": CUDA_ERROR_") != std::string::npos);
+      CHECK(r.fault["cuda_error"].get<std::string>().rfind("CUDA_ERROR_", 0) == 0);
+      CHECK(r.fault["kind"] == "kernel fault");
+      CHECK(dev.context_resets() == resets + 1);
+      // The bundle keeps the completed point and says why the run ended.
+      CHECK(r.points_done == 1);
+      const Bundle b = read_bundle(r.bundle_dir);
+      CHECK(b.header["status"] == "failed");
+      CHECK(b.header["error"] == r.error);
+      CHECK(b.header["fault"] == r.fault);
+      REQUIRE(b.traces.points.size() == 1);
+      CHECK(b.traces.points[0].point_id == 0);
+      CHECK(b.traces.points[0].samples.size() == 64);
+      if (r.fault["recovered"] == false) {
+        // The driver would not make a fresh context (CUDA 13 / 580 on an H100): the next spec
+        // fails at once, saying that a new process is needed (the CLI starts one).
+        std::cout << "outcome: lost (" << r.fault.value("recovery", std::string()) << ")" << std::endl;
+        CHECK(r.error.find("it could not be recreated") != std::string::npos);
+        const RunOutcome next = run_spec(good, dev, o, stop);
+        CHECK(next.status == "failed");
+        CHECK(next.points_done == 0);
+        CHECK(next.error.find("cannot run anything in this process since an earlier fault") != std::string::npos);
+        CHECK(next.error.find("run the remaining specs in a new process") != std::string::npos);
+        break;
+      }
+      std::cout << "outcome: recovered" << std::endl;
+      CHECK(r.error.find("it was recreated") != std::string::npos);
+      // The next spec of the batch runs on the same device object, in its fresh context.
+      const RunOutcome next = run_spec(good, dev, o, stop);
+      CHECK(next.status == "complete");
+      CHECK(next.error.empty());
+      CHECK(next.points_done == 3);
+      const Bundle nb = read_bundle(next.bundle_dir);
+      REQUIRE(nb.traces.points.size() == 3);
+      for (const auto& t : nb.traces.points) {
+        REQUIRE(t.samples.size() == 64);
+        CHECK(t.samples[0].latency > 0);
+        CHECK(t.samples[0].latency < 100000);
+      }
+      CHECK(dev.context_resets() == resets + 1);
+    }
   }
 }

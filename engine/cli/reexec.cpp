@@ -1,0 +1,45 @@
+#include "engine/cli/reexec.hpp"
+
+#include <unistd.h>
+
+#include <algorithm>
+#include <cerrno>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <iostream>
+
+namespace dissect::cli {
+
+bool batch_failed_before() {
+  const char* v = std::getenv(kBatchFailedEnv);
+  const bool failed = v != nullptr && std::string(v) == "1";
+  ::unsetenv(kBatchFailedEnv);
+  return failed;
+}
+
+std::vector<std::string> option_words(const std::vector<ParsedOption>& parsed, const std::vector<std::string>& drop) {
+  std::vector<std::string> out;
+  for (const auto& o : parsed) {
+    if (o.key.empty() || std::find(drop.begin(), drop.end(), o.key) != drop.end()) continue;
+    out.insert(out.end(), o.tokens.begin(), o.tokens.end());
+  }
+  return out;
+}
+
+std::string reexec_self(const std::vector<std::string>& argv) {
+  std::cout.flush();
+  std::cerr.flush();
+  std::fflush(stdout);
+  std::fflush(stderr);
+  std::vector<char*> words;
+  for (const auto& a : argv) words.push_back(const_cast<char*>(a.c_str()));
+  words.push_back(nullptr);
+  ::execv("/proc/self/exe", words.data());
+  const std::string first = std::strerror(errno);
+  if (!argv.empty()) ::execvp(argv[0].c_str(), words.data());
+  return "/proc/self/exe: " + first + "; " + (argv.empty() ? std::string("?") : argv[0]) + ": " +
+         std::strerror(errno);
+}
+
+}  // namespace dissect::cli
