@@ -23,8 +23,24 @@ constexpr std::uint64_t kStagePoints = 128;
 // out by the tlb analyzer, the median of three per page), at least 512.
 std::uint64_t iterations_for(std::uint64_t slots) { return std::max<std::uint64_t>(512, 4 * slots); }
 
-std::string zip(const std::vector<std::uint64_t>& sizes, const std::vector<std::uint64_t>& strides,
-                const std::vector<std::uint64_t>& iterations) {
+// The largest array goes first: a GPU backend that keeps one buffer for the
+// arrays of a run (and grows it when an array does not fit) then holds every
+// later array where it lies, so that each page keeps its physical frame, hence
+// its L2 partition, from point to point (the tlb analyzer reads each page
+// against itself).
+void largest_first(std::vector<std::uint64_t>& sizes, std::vector<std::uint64_t>& strides,
+                   std::vector<std::uint64_t>& iterations) {
+  if (sizes.empty()) return;
+  const auto i = static_cast<std::size_t>(std::max_element(sizes.begin(), sizes.end()) - sizes.begin());
+  std::rotate(sizes.begin(), sizes.begin() + static_cast<std::ptrdiff_t>(i), sizes.begin() + static_cast<std::ptrdiff_t>(i) + 1);
+  std::rotate(strides.begin(), strides.begin() + static_cast<std::ptrdiff_t>(i), strides.begin() + static_cast<std::ptrdiff_t>(i) + 1);
+  std::rotate(iterations.begin(), iterations.begin() + static_cast<std::ptrdiff_t>(i),
+              iterations.begin() + static_cast<std::ptrdiff_t>(i) + 1);
+}
+
+std::string zip(std::vector<std::uint64_t> sizes, std::vector<std::uint64_t> strides,
+                std::vector<std::uint64_t> iterations) {
+  largest_first(sizes, strides, iterations);
   auto list = [](const std::vector<std::uint64_t>& v, const char* unit) {
     std::string s = "[";
     for (std::size_t i = 0; i < v.size(); ++i) s += (i == 0 ? "" : ", ") + std::to_string(v[i]) + unit;

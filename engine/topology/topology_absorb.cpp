@@ -252,7 +252,8 @@ void tlb_sets(TopologyResult& r, const Findings& fs) {
         L["reach_note"] = "fully associative, and the footprint sweep saw no span: the reach is taken as the stride's "
                           "power of two";
       if (!reach) reach = gran;
-    } else if (assoc == "set-associative") {
+    } else if (assoc == "set-associative" || found.contains("slots_per_entry")) {
+      // Steps one slot apart: an entry per slot; every b slots: b slots to an entry.
       reach = gran * found.value("slots_per_entry", std::uint64_t{1});
     }
     if (reach && lo == hi && lo % *reach == 0) {

@@ -146,6 +146,25 @@ TEST_CASE("topology absorb: TLB levels, then coverage narrowed and entries, reac
   CHECK((*r.tlb->levels)[0]["pages_per_entry"] == 16);
 }
 
+TEST_CASE("topology absorb: stage steps every few slots give the reach of entries wider than the page") {
+  TopologyResult r;
+  absorb::tlb_levels(r, {finding("tlb", 1, {{"levels", {{{"coverage_bytes", nullptr},
+                                                         {"coverage_range_bytes", {100ull << 20, 180ull << 20}},
+                                                         {"miss_penalty_cycles", 60.0}}}}})});
+  absorb::page_size(r, {finding("page_size", 2097152)});
+  const auto stage = tlb_sweeps::stage_ranges(r);
+  REQUIRE(stage.size() == 1);
+  // 64 slots of 2 MiB fit; a set overflows every 4 slots: 4 pages to an entry.
+  absorb::tlb_sets(r, {finding("tlb", 1, {{"levels", {{{"knee_slots", 64}, {"entries", 16}, {"first_miss_entries", 65},
+                                                       {"stride_bytes", stage[0].stride}, {"slots_per_entry", 4},
+                                                       {"associativity", "undetermined"}}}}})});
+  const json& l = (*r.tlb->levels)[0];
+  CHECK(l["coverage_bytes"] == 128ull << 20);
+  CHECK(l["reach_bytes"] == 8ull << 20);
+  CHECK(l["entries"] == 16);
+  CHECK(l["pages_per_entry"] == 4);
+}
+
 TEST_CASE("topology absorb: shared bandwidth against the bound of the measured banks") {
   TopologyResult r;
   r.device.sm_count = 132;
