@@ -593,25 +593,28 @@ class TlbAnalyzer final : public Analyzer {
 
   static std::string summary(const nlohmann::json& levels) {
     std::string s = std::to_string(levels.size()) + " TLB level" + (levels.size() == 1 ? "" : "s") + ":";
+    std::size_t i = 0;
     for (const auto& L : levels) {
-      s += " ";
-      if (L["entries"].is_number()) s += std::to_string(L["entries"].get<std::uint64_t>()) + " entries";
-      else if (L.contains("entries_range"))
-        s += std::to_string(L["entries_range"][0].get<std::uint64_t>()) + "-" +
-             std::to_string(L["entries_range"][1].get<std::uint64_t>()) + " entries";
-      s += " (";
+      std::vector<std::string> parts;
+      if (L.contains("entries") && L["entries"].is_number())
+        parts.push_back(std::to_string(L["entries"].get<std::uint64_t>()) + " entries");
       if (L.contains("reach_bytes") && L["reach_bytes"].is_number())
-        s += format_bytes(L["reach_bytes"].get<std::uint64_t>()) + " each, ";
-      if (L["coverage_bytes"].is_number()) s += format_bytes(L["coverage_bytes"].get<std::uint64_t>()) + ", ";
+        parts.push_back(format_bytes(L["reach_bytes"].get<std::uint64_t>()) + " each");
+      if (L.contains("coverage_bytes") && L["coverage_bytes"].is_number())
+        parts.push_back("covering " + format_bytes(L["coverage_bytes"].get<std::uint64_t>()));
       else if (L.contains("coverage_range_bytes"))
-        s += format_bytes(L["coverage_range_bytes"][0].get<std::uint64_t>()) + " .. " +
-             format_bytes(L["coverage_range_bytes"][1].get<std::uint64_t>()) + ", ";
-      s += "+" + stats::fmt(L["miss_penalty_cycles"].get<double>()) + " cycles on miss";
-      if (L["sets"].is_number()) {
+        parts.push_back("covering " + format_bytes(L["coverage_range_bytes"][0].get<std::uint64_t>()) + " .. " +
+                        format_bytes(L["coverage_range_bytes"][1].get<std::uint64_t>()));
+      if (L.contains("span_bytes") && L["span_bytes"].is_number())
+        parts.push_back("span " + format_bytes(L["span_bytes"].get<std::uint64_t>()));
+      parts.push_back("+" + stats::fmt(L["miss_penalty_cycles"].get<double>()) + " cycles on miss");
+      if (L.contains("sets") && L["sets"].is_number()) {
         const auto n = L["sets"].get<std::size_t>();
-        s += n == 1 ? ", fully associative" : ", " + std::to_string(n) + " sets";
+        parts.push_back(n == 1 ? "fully associative" : std::to_string(n) + " sets");
       }
-      s += ")";
+      ++i;
+      s += (i == 1 ? " L" : "; L") + std::to_string(i) + ":";
+      for (std::size_t k = 0; k < parts.size(); ++k) s += (k == 0 ? " " : ", ") + parts[k];
     }
     return s;
   }
