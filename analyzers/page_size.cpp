@@ -1,9 +1,25 @@
-// page_size: N fixed and large, stride growing (seed 002, Saavedra): the share
-// of accesses that miss a page mapping grows as s / page and saturates once
-// every access touches a new page. The value is the smallest stride whose
-// mean latency (outliers left out) reaches the plateau of the largest one.
+// page_size: the translation granule from a stride sweep at a fixed, large N
+// (seed 002, Saavedra). While the stride is below what one TLB entry
+// translates, consecutive accesses share an entry and only every (reach / s)-th
+// misses: the mean latency grows in proportion to the stride and saturates at
+// the reach, where every access needs an entry of its own. Past it the curve
+// stays flat (a plateau: the array still holds more entries than the TLB), or
+// falls back once the array's N / s entries fit the TLB again (a peak). Either
+// is evidence; the smallest stride where a ramp saturates is the finest
+// granule the TLBs show.
+//
+// A TLB entry may cover several pages (Zhang et al., CCS 2023: Ampere entries
+// of 16 consecutive 2 MiB pages): a ramp then saturates at the entry's reach,
+// which is no page. So the granule is reported as the page only when it is a
+// page size the GPU's page tables use (parameter page_sizes); otherwise the
+// finding is undetermined, with the measured figure and why.
+//
+// Data caches make steps of their own (an array whose lines fit the L2 at
+// larger strides: a drop below the ramp's start); a peak counts only where the
+// curve falls back no lower than where its ramp began.
 #include <algorithm>
 #include <cmath>
+#include <sstream>
 
 #include "analyzers/analyzer.hpp"
 #include "analyzers/stats/chase.hpp"
@@ -24,26 +40,56 @@ struct StridePoint {
   std::vector<double> values;
 };
 
+// A ramp that stops rising at `at` (its saturation stride).
+struct Saturation {
+  std::size_t at = 0, from = 0;  // the ramp runs from `from` to `at`
+  double rise = 0;
+  std::string shape;             // "plateau" or "peak"
+  std::size_t plateau_end = 0;   // plateau: its last point
+};
+
+std::vector<std::uint64_t> parse_sizes(const std::string& text) {
+  std::vector<std::uint64_t> out;
+  std::stringstream ss(text);
+  std::string item;
+  while (std::getline(ss, item, ',')) {
+    std::string err;
+    if (auto q = parse_quantity(item, "", err); q && q->unit == QuantityUnit::bytes) out.push_back(q->amount);
+  }
+  return out;
+}
+
+std::string list_text(const std::vector<std::uint64_t>& sizes) {
+  std::string s;
+  for (std::size_t i = 0; i < sizes.size(); ++i) s += (i == 0 ? "" : ", ") + format_bytes(sizes[i]);
+  return s;
+}
+
 class PageSizeAnalyzer final : public Analyzer {
  public:
   std::string name() const override { return "page_size"; }
   std::string purpose() const override {
-    return "page size: the stride at which the page-miss penalty saturates (N fixed and large, stride growing)";
+    return "page size: the smallest stride at which the translation penalty saturates (N fixed and large, stride "
+           "growing from below any page), told apart from the reach of coalesced TLB entries";
   }
   std::vector<AnalyzerParam> params() const override {
     return {{"min_points", "4", "strides a series needs"},
-            {"tolerance", "0.01", "relative latency change still counted as flat (at least 4 standard errors)"}};
+            {"tolerance", "0.01", "relative latency change still counted as flat (at least 4 standard errors)"},
+            {"page_sizes", "4 KiB, 64 KiB, 2 MiB, 512 MiB",
+             "the page sizes the GPU's page tables use (NVIDIA: 4 KiB, 64 KiB, 2 MiB; 512 MiB on Hopper): a granule "
+             "outside the list is reported as measured, not as the page"}};
   }
   std::vector<Finding> analyze(const TraceSet& traces, const AnalyzerParams& params) const override {
     const auto min_points = static_cast<std::size_t>(params.number("min_points", 4));
     const double tol_share = params.number("tolerance", 0.01);
+    const auto page_sizes = parse_sizes(params.text("page_sizes", "4 KiB, 64 KiB, 2 MiB, 512 MiB"));
     auto groups = stats::group_points(traces, "stride_bytes", [](const PointTrace& p) {
       return p.param("kernel", "pchase") == "pchase" && p.stride_bytes() > 0;
     });
     std::vector<Finding> out;
     for (const auto& g : groups) {
       if (g.points.size() < min_points) continue;
-      out.push_back(analyze_group(g, tol_share));
+      out.push_back(analyze_group(g, tol_share, page_sizes));
       break;  // the largest series
     }
     if (out.empty())
@@ -54,7 +100,8 @@ class PageSizeAnalyzer final : public Analyzer {
   }
 
  private:
-  Finding analyze_group(const stats::SweepGroup& g, double tol_share) const {
+  Finding analyze_group(const stats::SweepGroup& g, double tol_share,
+                        const std::vector<std::uint64_t>& page_sizes) const {
     std::vector<double> pool;
     for (const auto* p : g.points) {
       const auto l = stats::latencies(p->measured_samples(), 20000);
@@ -68,8 +115,16 @@ class PageSizeAnalyzer final : public Analyzer {
       StridePoint s;
       s.point = p;
       s.stride = p->stride_bytes();
-      for (const Sample* x : p->measured_samples())
+      // Outliers (no level's) left out; a point that would lose most of its
+      // samples keeps them: a few chain averages between the pooled levels
+      // are the curve, not outliers.
+      const auto samples = p->measured_samples();
+      for (const Sample* x : samples)
         if (model.classify(x->latency) >= 0) s.values.push_back(x->latency);
+      if (2 * s.values.size() < samples.size()) {
+        s.values.clear();
+        for (const Sample* x : samples) s.values.push_back(x->latency);
+      }
       if (s.values.empty()) continue;
       s.mean = stats::mean(s.values);
       double var = 0;
@@ -88,86 +143,131 @@ class PageSizeAnalyzer final : public Analyzer {
       f.evidence = ev;
       return f;
     }
-    // Runs of flat neighbours; a candidate is a flat run (two points or more)
-    // entered by a rise, scored by the ramp of consecutive rises leading into
-    // it. Data-cache effects make other rises and drops (an array that fits
-    // a cache at large strides); the page penalty is the ramp that doubles
-    // with the stride and then stops.
     auto tol = [&](std::size_t i, std::size_t j) {
       return std::max(4 * std::hypot(sp[i].se, sp[j].se), tol_share * std::max(sp[i].mean, sp[j].mean));
     };
-    std::size_t star = sp.size(), best_run_end = 0;
-    double best_ramp = 0, vmin = sp[0].mean;
+    // Every ramp that saturates: a point entered by a rise, whose ramp of
+    // consecutive rises is followed by a flat neighbour (plateau) or by a fall
+    // that stays above the ramp's start (peak).
+    std::vector<Saturation> sat;
     for (std::size_t a = 1; a + 1 < sp.size(); ++a) {
       if (!(sp[a].mean - sp[a - 1].mean > tol(a, a - 1))) continue;  // not entered by a rise
-      if (std::fabs(sp[a + 1].mean - sp[a].mean) > tol(a, a + 1)) continue;  // no plateau after it
-      std::size_t b = a + 1;
-      while (b + 1 < sp.size() && std::fabs(sp[b + 1].mean - sp[a].mean) <= tol(a, b + 1)) ++b;
       std::size_t r = a;
       while (r > 0 && sp[r].mean - sp[r - 1].mean > -tol(r, r - 1) && sp[a].mean - sp[r - 1].mean > 0) --r;
-      const double ramp = sp[a].mean - sp[r].mean;
-      if (ramp > best_ramp) best_ramp = ramp, star = a, best_run_end = b, vmin = sp[r].mean;
+      Saturation s;
+      s.at = a;
+      s.from = r;
+      s.rise = sp[a].mean - sp[r].mean;
+      const double next = sp[a + 1].mean - sp[a].mean;
+      if (std::fabs(next) <= tol(a, a + 1)) {
+        s.shape = "plateau";
+        std::size_t b = a + 1;
+        while (b + 1 < sp.size() && std::fabs(sp[b + 1].mean - sp[a].mean) <= tol(a, b + 1)) ++b;
+        s.plateau_end = b;
+      } else if (next < 0 && sp[a + 1].mean >= sp[r].mean - tol(a + 1, r)) {
+        s.shape = "peak";
+        s.plateau_end = a;
+      } else {
+        continue;  // still rising, or a drop below the ramp's start (a data cache the array now fits)
+      }
+      sat.push_back(s);
     }
-    if (star == sp.size()) {
-      // No plateau after a rise: still rising at the end, or no rise at all.
-      const bool rising = sp.back().mean - sp[sp.size() - 2].mean > tol(sp.size() - 1, sp.size() - 2);
-      Finding f = stats::undetermined(
-          name(), "B",
-          rising ? "the latency still rises at the largest stride (" + format_bytes(sp.back().stride) +
-                       "): no plateau, the page size is at least that"
-                 : "no rise into a plateau over the strides " + format_bytes(sp.front().stride) + " .. " +
-                       format_bytes(sp.back().stride) + ": no page-miss penalty seen");
-      if (rising) f.details["lower_bound_bytes"] = sp.back().stride;
-      f.evidence = ev;
-      return f;
-    }
-    const std::size_t m = star;
-    const double rise = best_ramp;
-    // A page-miss penalty puts the missing accesses on a latency level of their
+    // A page-miss penalty puts the missing accesses on a latency level of its
     // own; a rise smaller than the spread of one level's samples is the data
     // path's levels shifting (L2 near/far partitions, a cache that the wider
-    // strides leave), not a TLB miss (H200: +10 cycles at 8..128 MiB over
-    // L2 hits that alternate by 30 cycles, then back down).
-    std::size_t r0 = 0;
-    for (std::size_t i = 0; i < star; ++i)
-      if (sp[i].mean <= vmin + 1e-9) r0 = i;
-    const double spread = stats::quantile(sp[r0].values, 0.95) - stats::quantile(sp[r0].values, 0.05);
-    ev["hit_spread_cycles"] = spread;
-    if (rise < 0.5 * spread) {
-      Finding f = stats::undetermined(
-          name(), "B",
-          "no page-miss penalty seen: the rise into the plateau at " + format_bytes(sp[star].stride) + " (+" +
-              stats::fmt(rise, 3) + " cycles) is within the spread of one latency level (p5-p95 " +
-              stats::fmt(spread, 3) + " cycles at " + format_bytes(sp[r0].stride) +
-              "): the data path's latency levels shifting, not a TLB miss level");
-      f.details["rise_cycles"] = rise;
-      f.details["hit_spread_cycles"] = spread;
+    // strides leave), not a TLB miss.
+    nlohmann::json cand = nlohmann::json::array();
+    std::vector<std::string> small;
+    const Saturation* pick = nullptr;
+    std::vector<const Saturation*> later;
+    for (const auto& s : sat) {
+      // The spread where the ramp saturates: every access misses alike there,
+      // so it is one level's (below it, hits and misses mix).
+      const double spread = stats::quantile(sp[s.at].values, 0.95) - stats::quantile(sp[s.at].values, 0.05);
+      const bool ok = s.rise >= 0.5 * spread && s.rise > tol(s.at, s.from);
+      cand.push_back({{"stride_bytes", sp[s.at].stride}, {"shape", s.shape}, {"rise_cycles", s.rise},
+                      {"ramp_from_stride_bytes", sp[s.from].stride}, {"hit_spread_cycles", spread}, {"kept", ok}});
+      if (!ok) {
+        small.push_back("the rise into " + format_bytes(sp[s.at].stride) + " (+" + stats::fmt(s.rise, 3) +
+                        " cycles) is within the spread of one latency level (p5-p95 " + stats::fmt(spread, 3) +
+                        " cycles at " + format_bytes(sp[s.at].stride) + ")");
+        continue;
+      }
+      if (pick == nullptr) pick = &s;
+      else later.push_back(&s);
+    }
+    ev["saturations"] = cand;
+    if (pick == nullptr) {
+      const bool rising = sp.back().mean - sp[sp.size() - 2].mean > tol(sp.size() - 1, sp.size() - 2);
+      std::string why;
+      if (!small.empty())
+        why = "no page-miss penalty seen: " + small.front() +
+              ": the data path's latency levels shifting, not a TLB miss level";
+      else if (rising)
+        why = "the latency still rises at the largest stride (" + format_bytes(sp.back().stride) +
+              "): no plateau, the page size is at least that";
+      else
+        why = "no rise into a plateau or a peak over the strides " + format_bytes(sp.front().stride) + " .. " +
+              format_bytes(sp.back().stride) + ": no page-miss penalty seen";
+      Finding f = stats::undetermined(name(), "B", why);
+      if (small.empty() && rising) f.details["lower_bound_bytes"] = sp.back().stride;
       f.evidence = ev;
       return f;
     }
-    (void)best_run_end;
-    ev["plateau"] = {{"from_stride_bytes", sp[star].stride}, {"to_stride_bytes", sp[best_run_end].stride}};
-    // The step into the plateau, tested: samples at the saturation stride
+    const std::size_t star = pick->at;
+    const double rise = pick->rise;
+    const std::uint64_t granule = sp[star].stride;
+    ev["saturation"] = {{"stride_bytes", granule}, {"shape", pick->shape},
+                        {"to_stride_bytes", sp[pick->plateau_end].stride}};
+    // The step into the saturation, tested: samples at the saturation stride
     // against those at the stride before it.
     const stats::KsResult ks = stats::ks_two_sample_capped(sp[star - 1].values, sp[star].values, 2000);
     const double z = (sp[star].mean - sp[star - 1].mean) / std::max(1e-9, std::hypot(sp[star].se, sp[star - 1].se));
+    ev["step"] = {{"ks_d", ks.d}, {"ks_p_value", ks.p_value}, {"z", z}};
+    const double confidence = std::clamp(1 - ks.p_value, 0.0, 1.0) * (z > 3 ? 1.0 : std::max(0.0, z / 3));
+    nlohmann::json further = nlohmann::json::array();
+    for (const auto* s : later) further.push_back(sp[s->at].stride);
+    const bool is_page = std::find(page_sizes.begin(), page_sizes.end(), granule) != page_sizes.end();
+    const double vmin = sp[pick->from].mean;
+    auto fill = [&](Finding& f) {
+      f.details["saturation_stride_bytes"] = granule;
+      f.details["shape"] = pick->shape;
+      f.details["penalty_cycles"] = rise;
+      f.details["previous_stride_bytes"] = sp[star - 1].stride;
+      f.details["saturation_latency_cycles"] = sp[star].mean;
+      f.details["plateau_strides"] = pick->plateau_end - star + 1;
+      f.details["rise_share_at_previous_stride"] = rise > 0 ? (sp[star - 1].mean - vmin) / rise : 0;
+      if (!further.empty()) f.details["further_saturations_bytes"] = further;
+      f.evidence = ev;
+    };
+    if (!is_page) {
+      Finding f = stats::undetermined(
+          name(), "B",
+          "the translation penalty saturates at " + format_bytes(granule) + " (" + pick->shape + ", +" +
+              stats::fmt(rise, 3) + " cycles), which is not a page size of the GPU's page tables (" +
+              list_text(page_sizes) +
+              "): the reach of a TLB entry that covers several pages (coalesced entries: Zhang et al. found 16 x 2 "
+              "MiB per Ampere entry), or a data-path effect; the page itself is not seen");
+      fill(f);
+      f.details["not_a_page_size"] = true;
+      return f;
+    }
     Finding f;
     f.analyzer = name();
     f.unit = "B";
-    f.value = sp[star].stride;
-    f.details["page_bytes"] = sp[star].stride;
-    f.details["penalty_cycles"] = rise;
-    f.details["previous_stride_bytes"] = sp[star - 1].stride;
-    f.details["plateau_latency_cycles"] = sp[m].mean;
-    f.details["plateau_strides"] = best_run_end - star + 1;
-    f.details["rise_share_at_previous_stride"] = rise > 0 ? (sp[star - 1].mean - vmin) / rise : 0;
-    ev["step"] = {{"ks_d", ks.d}, {"ks_p_value", ks.p_value}, {"z", z}};
-    f.evidence = ev;
-    f.confidence = std::clamp(1 - ks.p_value, 0.0, 1.0) * (z > 3 ? 1.0 : std::max(0.0, z / 3));
-    f.summary = format_bytes(sp[star].stride) + ": mean latency reaches its plateau (" + stats::fmt(sp[m].mean, 4) +
-                " cycles, +" + stats::fmt(rise, 4) + ") at this stride, " +
+    f.value = granule;
+    f.details["page_bytes"] = granule;
+    fill(f);
+    f.confidence = confidence;
+    f.summary = format_bytes(granule) + ": mean latency saturates (" + pick->shape + ", " +
+                stats::fmt(sp[star].mean, 4) + " cycles, +" + stats::fmt(rise, 4) + ") at this stride, " +
                 stats::percent(rise > 0 ? (sp[star - 1].mean - vmin) / rise : 0) + " of the rise at " +
                 format_bytes(sp[star - 1].stride);
+    if (!further.empty()) {
+      f.summary += "; further saturations at";
+      for (const auto* s : later) f.summary += " " + format_bytes(sp[s->at].stride);
+      f.summary += " (entry reach, or another level)";
+    }
     return f;
   }
 };

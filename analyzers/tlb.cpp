@@ -1,11 +1,25 @@
-// tlb: TLB levels from a chase whose stride is at least the page size, N
-// growing (seeds 000 §4.4, 003 §4.2). Every access touches a new page, so the
-// latency levels above the hit level are TLB misses: level j's entries are the
-// most pages touched without any access at level >= j; past that, the
-// staircase of pages missing level j (stage method, one page per step) gives
-// the sets and their sizes (unequal sets: seed 003 Fig. 10-11).
+// tlb: TLB levels from chases whose slots lie in distinct pages, N growing
+// (seeds 000 §4.4, 003 §4.2). Each series (one stride) is read per page: a
+// page's latency at each point relative to its own first latency (its excess,
+// stats/unit_excess: the near and far L2 partitions drop out), pooled and
+// clustered into levels; a level above the hit level is a TLB level when the
+// pages that start missing it keep missing at every larger N (a staircase, the
+// stage method: seed 003 Fig. 10-11). Its penalty is its excess over the level
+// below (penalties that add up along the levels come apart), its capacity the
+// largest N without misses.
+//
+// One stride cannot always tell entries from what one entry covers: below the
+// reach (a page, or k coalesced pages) consecutive slots share an entry and the
+// level runs out at its coverage, above it every slot is an entry of its own.
+// Series at several strides (the topology's footprint sweep) give each level's
+// coverage and span (stats/tlb_footprint). One series alone counts slots as
+// entries (reach at most the stride), except where its staircase steps every b
+// slots in sets of b x ways slots: then b slots share an entry (reach b x the
+// page). Sets come only from a sweep that adds one slot at a time, and only
+// where the staircase is a whole geometry; fully associative is one set.
 #include <algorithm>
 #include <cmath>
+#include <map>
 
 #include "analyzers/analyzer.hpp"
 #include "analyzers/stats/chase.hpp"
@@ -13,6 +27,8 @@
 #include "analyzers/stats/report.hpp"
 #include "analyzers/stats/staircase.hpp"
 #include "analyzers/stats/sweep_groups.hpp"
+#include "analyzers/stats/tlb_footprint.hpp"
+#include "analyzers/stats/unit_excess.hpp"
 #include "engine/spec/units.hpp"
 
 namespace dissect {
@@ -88,146 +104,235 @@ double slow_share_rise(const std::vector<stats::StairPoint>& sp, std::uint64_t c
   return after / static_cast<double>(na) - before / static_cast<double>(nb);
 }
 
+// A TLB level as one series saw it.
+struct SeriesLevel {
+  std::uint64_t stride = 0;
+  std::uint64_t clean_slots = 0;    // the largest slot count without misses of the level
+  std::uint64_t missing_slots = 0;  // the next slot count measured
+  double penalty = 0;               // this level's excess over the level below
+  double miss_latency = 0;          // the latency of an access that misses it (and every level below)
+  stats::Staircase stair;
+  nlohmann::json record;            // the per-series level record
+};
+
+struct Series {
+  std::uint64_t stride = 0;
+  bool unit_steps = false;          // every point one slot more than the last
+  std::vector<SeriesLevel> levels;
+  std::vector<std::string> notes, rejected;
+  double confidence = 1;
+  double outlier_share = 0;
+  std::uint64_t max_size = 0;
+  std::size_t max_pages = 0;
+  nlohmann::json evidence;
+};
+
+// Regular sets: every page at N = C in a set, the sizes summing to the entries,
+// few onsets the fit cannot explain, and most sets alike (equal ways, or a few
+// odd sets beside equal ones as Fermi's L2 TLB has). Staircases fitted to noise
+// give many sets of one or two pages.
+std::string irregular_sets(const stats::Staircase& st, std::uint64_t entries) {
+  if (!st.complete) return "the sweep ends before every page misses (" + std::to_string(st.never_missing) + " never do)";
+  std::size_t sum = 0;
+  std::map<std::size_t, std::size_t> sizes;
+  for (auto s : st.set_sizes) sum += s, ++sizes[s];
+  if (sum != entries)
+    return "set sizes add up to " + std::to_string(sum) + ", not " + std::to_string(entries) + " entries";
+  if (st.fit_errors > 0.05) return "the staircase's steps leave " + stats::percent(st.fit_errors) + " of the cells unexplained";
+  std::size_t mode = 0;
+  for (const auto& [s, n] : sizes) mode = std::max(mode, n);
+  if (st.sets > 2 && 2 * mode < st.sets)
+    return std::to_string(st.sets) + " steps of " + std::to_string(sizes.size()) +
+           " different sizes: no set structure (sets of one geometry hold equal ways)";
+  return "";
+}
+
 class TlbAnalyzer final : public Analyzer {
  public:
   std::string name() const override { return "tlb"; }
   std::string purpose() const override {
-    return "TLB levels (entries, coverage, miss penalty, sets and set sizes) from a page-stride chase over growing N";
+    return "TLB levels (entries, reach of one entry, coverage, miss penalty of each level, sets) from chases over one "
+           "slot per page, N growing, at one or several strides";
   }
   std::vector<AnalyzerParam> params() const override {
-    return {{"min_stride", "32768", "series with a smaller stride are not TLB experiments"},
-            {"page_bytes", "", "page size (default: the largest power of two not above the stride)"}};
+    return {{"min_stride", "4096", "series with a smaller stride are not TLB experiments"},
+            {"page_bytes", "", "page size, if known: pages per entry = reach / page; one series alone: coverage = "
+                               "entries x page (default there: the largest power of two not above the stride)"},
+            {"strides", "combine", "combine: series at several strides are one sweep (coverage and span from where "
+                                   "each level runs out at each stride); separate: each series is read alone (split "
+                                   "where N jumps)"},
+            {"min_penalty", "2", "cycles a level must add over the one below to count"}};
   }
   std::vector<Finding> analyze(const TraceSet& traces, const AnalyzerParams& params) const override {
-    const auto min_stride = static_cast<std::uint64_t>(params.number("min_stride", 32768));
+    const auto min_stride = static_cast<std::uint64_t>(params.number("min_stride", 4096));
     auto groups = stats::group_points(traces, "size_bytes", [&](const PointTrace& p) {
       return p.param("kernel", "pchase") == "pchase" && p.stride_bytes() >= min_stride;
     });
-    std::vector<Finding> ok, failed;
-    for (const auto& g : groups) {
-      if (g.points.size() < 3) continue;
-      Finding f = analyze_group(g, params);
-      (f.value.is_null() ? failed : ok).push_back(std::move(f));
-    }
-    if (!ok.empty()) return ok;
-    if (!failed.empty()) return {failed.front()};
-    return {stats::undetermined(name(), "levels",
-                                "no series over N with a stride of at least " + format_bytes(min_stride) +
-                                    " (tlb needs s >= page size and N growing)")};
+    const bool combine = params.text("strides", "combine") != "separate";
+    min_penalty_ = params.number("min_penalty", 2);
+    std::vector<Series> series;
+    for (const auto& g : groups)
+      for (auto& run : runs(g.points, combine)) {
+        if (run.size() < 3) continue;
+        series.push_back(analyze_series(run));
+      }
+    if (series.empty())
+      return {stats::undetermined(name(), "levels",
+                                  "no series over N with a stride of at least " + format_bytes(min_stride) +
+                                      " (tlb needs one slot per page and N growing)")};
+    std::sort(series.begin(), series.end(), [](const Series& a, const Series& b) { return a.stride < b.stride; });
+    std::map<std::uint64_t, int> strides;
+    for (const auto& s : series)
+      if (!s.levels.empty()) ++strides[s.stride];
+    const double page = params.number("page_bytes", 0);
+    if (combine && strides.size() >= 2) return {combined(series, page)};
+    return {listed(series, page)};
   }
 
  private:
-  Finding analyze_group(const stats::SweepGroup& g, const AnalyzerParams& params) const {
-    const std::uint64_t stride = g.points.front()->stride_bytes();
-    // Page: given, else the largest power of two not above the stride (a
-    // stride of one page plus a line spreads the data over cache sets).
-    std::uint64_t pow2 = 1;
-    while (pow2 * 2 <= stride) pow2 *= 2;
-    const std::uint64_t page = params.number("page_bytes", 0) > 0
-                                   ? static_cast<std::uint64_t>(params.number("page_bytes", 0))
-                                   : pow2;
+  // The points of a stride group as series. Separate: split where the step
+  // in N changes (a sweep that lists one range of N per TLB level at one
+  // stride, each with its own step).
+  static std::vector<std::vector<const PointTrace*>> runs(const std::vector<const PointTrace*>& pts, bool combine) {
+    if (combine || pts.size() < 2) return {pts};
+    std::vector<std::vector<const PointTrace*>> out{{pts.front()}};
+    std::uint64_t run_step = 0;  // 0: the run has one point
+    for (std::size_t i = 1; i < pts.size(); ++i) {
+      const std::uint64_t step = pts[i]->size_bytes() - pts[i - 1]->size_bytes();
+      if (run_step != 0 && (step > 2 * run_step || 2 * step < run_step)) {
+        out.emplace_back();
+        run_step = 0;
+      } else if (run_step == 0) {
+        run_step = step;
+      }
+      out.back().push_back(pts[i]);
+    }
+    return out;
+  }
+
+  Series analyze_series(const std::vector<const PointTrace*>& points) const {
+    Series S;
+    const std::uint64_t stride = points.front()->stride_bytes();
+    S.stride = stride;
     // Each page's latency: its median over the rounds (a TLB miss penalty of a
-    // few cycles stands out of per-sample jitter once averaged; an outlier
-    // does not move a median). The first round is left out when there are
-    // three or more (a warm-up that did not warm).
-    struct PagePoint {
-      std::uint64_t size = 0;
-      std::vector<std::uint64_t> offsets;
-      std::vector<double> median;
-      std::size_t rounds = 0;
-    };
-    std::vector<PagePoint> pp;
-    std::vector<double> pool;
-    for (const auto* p : g.points) {
+    // few cycles stands out of per-sample jitter once averaged; an outlier does
+    // not move a median). The first round is left out when there are three or
+    // more (a warm-up that did not warm).
+    std::vector<stats::UnitPoint> up;
+    std::vector<std::size_t> units_per_point;
+    for (const auto* p : points) {
       const auto c = stats::main_chase(*p);
-      PagePoint q;
-      q.size = p->size_bytes();
+      stats::UnitPoint q;
+      q.size_bytes = p->size_bytes();
       const std::size_t period = std::max<std::size_t>(1, c.period);
       const std::size_t rounds = (c.samples.size() + period - 1) / period;
       const std::size_t skip = rounds >= 3 ? period : 0;
       std::vector<std::vector<double>> by_pos(period);
-      q.offsets.assign(period, 0);
+      q.unit.assign(period, 0);
       for (std::size_t i = 0; i < c.samples.size(); ++i) {
         const std::size_t pos = i % period;
-        if (i < period) q.offsets[pos] = c.samples[i]->offset_bytes;
+        if (i < period) q.unit[pos] = c.samples[i]->offset_bytes / stride;
         if (i >= skip) by_pos[pos].push_back(c.samples[i]->latency);
       }
       for (auto& v : by_pos) q.median.push_back(v.empty() ? std::nan("") : stats::median(v));
-      q.rounds = rounds;
-      pool.insert(pool.end(), q.median.begin(), q.median.end());
-      pp.push_back(std::move(q));
+      up.push_back(std::move(q));
     }
+    stats::unit_excess(up);
+    std::vector<double> pool;
+    for (const auto& q : up)
+      for (double v : q.excess)
+        if (!std::isnan(v)) pool.push_back(v);
+    // The latency of an access that hits every level: the first point's pages.
+    std::vector<double> first;
+    for (double v : up.front().median)
+      if (!std::isnan(v)) first.push_back(v);
+    const double hit_latency = first.empty() ? 0.0 : stats::median(first);
     stats::LevelOptions lo;
     lo.min_share = std::max(1e-4, 2.0 / static_cast<double>(std::max<std::size_t>(1, pool.size())));
     lo.min_count = 2;
     const stats::LevelModel model = stats::cluster_levels(pool, lo);
-    int hit = stats::dominant_level(model, pp.front().median);
+    S.outlier_share = model.outlier_share();
+    int hit = stats::dominant_level(model, up.front().excess);
     if (hit < 0) hit = 0;
     const int above = static_cast<int>(model.levels.size()) - 1 - hit;
+    S.unit_steps = true;
+    for (std::size_t i = 1; i < points.size(); ++i)
+      if (points[i]->size_bytes() - points[i - 1]->size_bytes() != stride) S.unit_steps = false;
+    S.max_size = points.back()->size_bytes();
+    S.max_pages = up.back().median.size();
     nlohmann::json ev;
-    ev["series"] = g.to_json();
-    ev["levels_of_page_medians"] = model.to_json();
+    ev["stride_bytes"] = stride;
+    ev["levels_of_page_excess"] = model.to_json();
     ev["hit_level"] = hit;
-    ev["method"] = "per-page median latency over the rounds, clustered into levels; one staircase per level";
-    nlohmann::json levels = nlohmann::json::array();
+    ev["hit_latency_cycles"] = hit_latency;
+    ev["method"] = "per-page median latency over the rounds, minus the page's own first (the data path's share "
+                   "drops out), clustered into levels; one staircase per level";
     nlohmann::json stairs = nlohmann::json::array();
-    double conf = 1;
     std::uint64_t prev_entries = 0;
-    std::vector<std::string> notes, rejected;
+    // Per level found: the excess of the level below, its own, and how many
+    // page medians lie at its own.
+    std::vector<double> rep_base, rep_top;
+    std::vector<std::size_t> rep_count;
     for (int j = 1; j <= above; ++j) {
-      // Pages whose median latency lies at level j or slower.
+      // Pages whose excess lies at level j or above.
       std::vector<stats::StairPoint> sp;
-      for (const auto& q : pp) {
+      for (const auto& q : up) {
         stats::StairPoint s;
-        s.size_bytes = q.size;
-        s.units = q.median.size();
-        for (std::size_t k = 0; k < q.median.size(); ++k)
-          if (model.classify(q.median[k]) >= hit + j) s.missing.push_back(q.offsets[k] / stride);
+        s.size_bytes = q.size_bytes;
+        s.units = q.excess.size();
+        for (std::size_t k = 0; k < q.excess.size(); ++k)
+          if (!std::isnan(q.excess[k]) && model.classify(q.excess[k]) >= hit + j) s.missing.push_back(q.unit[k]);
         sp.push_back(std::move(s));
       }
       const stats::Staircase st = stats::stage_staircase(sp, stride);
       stairs.push_back({{"level", j}, {"table", st.table}, {"reason", st.reason}, {"step_fit_errors", st.fit_errors}});
       if (!st.ok) {
         if (st.reason.find("already misses") != std::string::npos) {
-          notes.push_back("latency level " + std::to_string(j) + " above the hit level misses already at the smallest N");
-          conf *= 0.5;
+          S.notes.push_back("latency level " + std::to_string(j) + " above the hit level misses already at the smallest N");
+          S.confidence *= 0.5;
         }
         continue;  // this level never decides an access, or its staircase cannot be read
       }
       std::size_t grouped = 0;
       for (auto s : st.set_sizes) grouped += s;
       if (grouped < 2) continue;  // a stray position, not a TLB level
-      // A TLB level is a staircase: a page that starts missing it keeps missing
-      // at every larger N (the level holds fewer pages than the chase cycles
-      // through). Latency levels of the data path (L2 near/far partitions, a
-      // page's physical placement that changes from point to point) make pages
-      // slow at one N and fast at the next: a wobble, not a level.
+      const auto& lv = model.levels[static_cast<std::size_t>(hit + j)];
+      const auto& lp = model.levels[static_cast<std::size_t>(hit + j - 1)];
       const std::string level_label =
-          "latency level " + std::to_string(j) + " (+" +
-          stats::fmt(model.levels[static_cast<std::size_t>(hit + j)].median -
-                     model.levels[static_cast<std::size_t>(hit + j - 1)].median) +
-          " cycles)";
+          "latency level " + std::to_string(j) + " (+" + stats::fmt(lv.median - lp.median) + " cycles)";
+      // A TLB level is a staircase: a page that starts missing it keeps missing
+      // at every larger N. Latency levels of the data path whose pages change
+      // from point to point (a fresh placement per point) are a wobble.
       const auto wobble = persistence(sp, st, stride);
       stairs.back()["persistence"] = wobble.to_json();
       if (!wobble.persistent()) {
-        notes.push_back(level_label + " is not a staircase: " + wobble.why());
-        rejected.push_back(notes.back());
+        S.notes.push_back(level_label + " is not a staircase: " + wobble.why());
+        S.rejected.push_back(S.notes.back());
         continue;
       }
       if (const double rise = slow_share_rise(sp, st.capacity_bytes); rise < 0.25) {
-        notes.push_back(level_label + " is not a TLB level: past the step at " + format_bytes(st.capacity_bytes) +
-                        " the share of slow pages grows by only " + stats::percent(std::max(0.0, rise)) +
-                        " (a TLB out of entries makes most pages miss well past its reach)");
-        rejected.push_back(notes.back());
+        S.notes.push_back(level_label + " is not a TLB level: past the step at " + format_bytes(st.capacity_bytes) +
+                          " the share of slow pages grows by only " + stats::percent(std::max(0.0, rise)) +
+                          " (a TLB out of entries makes most pages miss well past its reach)");
+        S.rejected.push_back(S.notes.back());
         continue;
       }
       const std::uint64_t entries = st.capacity_bytes / stride;
-      if (entries <= prev_entries && !levels.empty()) {
-        // The same capacity again: the TLB level already found, seen through
-        // another latency level of the data path (a page homed in the far L2
-        // partition misses the TLB at the same N, some cycles slower).
-        notes.push_back("latency level " + std::to_string(j) + " runs out at " + std::to_string(entries) +
-                        " pages like the TLB level before it: the same level through another data-path latency");
+      if (entries <= prev_entries && !S.levels.empty()) {
+        // The same capacity again: the level already found, seen through
+        // another latency level (pages whose median over an even number of
+        // rounds falls between hit and miss; a latency the excess did not
+        // remove). The level's latency is that of the level holding the most
+        // of its pages.
+        if (lv.count > rep_count.back()) {
+          rep_count.back() = lv.count;
+          SeriesLevel& last = S.levels.back();
+          last.penalty = lv.median - rep_base.back();
+          last.miss_latency = hit_latency + lv.median - model.levels[static_cast<std::size_t>(hit)].median;
+          rep_top.back() = lv.median;
+        }
+        S.notes.push_back("latency level " + std::to_string(j) + " runs out at " + std::to_string(entries) +
+                          " pages like the TLB level before it: the same level through another latency");
         continue;
       }
       std::uint64_t next = entries;
@@ -236,84 +341,287 @@ class TlbAnalyzer final : public Analyzer {
           next = s.size_bytes / stride;
           break;
         }
-      const auto& lv = model.levels[static_cast<std::size_t>(hit + j)];
-      const auto& lp = model.levels[static_cast<std::size_t>(hit + j - 1)];
-      nlohmann::json L;
-      L["entries"] = entries;
-      L["coverage_bytes"] = entries * page;
-      L["miss_penalty_cycles"] = lv.median - lp.median;
-      L["miss_latency_cycles"] = lv.median;
-      L["first_miss_entries"] = next;
-      if (st.unit_steps) {
-        L["sets"] = st.sets;
-        L["set_sizes"] = st.set_sizes;
-        L["associativity"] = st.sets == 1 ? "full" : "set-associative";
-        L["complete"] = st.complete;
-        std::size_t sum = 0;
-        for (auto s : st.set_sizes) sum += s;
-        if (!st.complete) {
-          conf *= 0.6;
-          notes.push_back("TLB level " + std::to_string(levels.size() + 1) + ": the sweep ends before every page misses (" +
-                          std::to_string(st.never_missing) + " never do): at least " + std::to_string(st.sets) +
-                          " sets");
-        } else if (sum != entries) {
-          conf *= 0.6;
-          notes.push_back("TLB level " + std::to_string(levels.size() + 1) + ": set sizes add up to " +
-                          std::to_string(sum) + ", not " + std::to_string(entries) + " entries");
-        }
-      } else {
-        L["sets"] = nullptr;
-        L["set_sizes"] = nullptr;
-        notes.push_back("TLB level " + std::to_string(levels.size() + 1) +
-                        ": the sweep does not step one page at a time past the knee (sets unknown)");
+      const double base_now = rep_top.empty() ? model.levels[static_cast<std::size_t>(hit)].median : rep_top.back();
+      if (lv.median - base_now < min_penalty_) {
+        S.notes.push_back(level_label + " adds less than " + stats::fmt(min_penalty_) +
+                          " cycles over the level below: not counted as a TLB level");
+        continue;
       }
-      if (next - entries > 1) {
-        conf *= 0.8;
-        L["entries_resolution"] = next - entries;
-      }
-      if (entries <= prev_entries) notes.push_back("TLB level entries do not grow with the level");
+      SeriesLevel L;
+      L.stride = stride;
+      L.clean_slots = entries;
+      L.missing_slots = next;
+      // Over the latency of the level below: the last TLB level's (penalties
+      // that add up along the levels come apart), else the hit's.
+      const double base = rep_top.empty() ? model.levels[static_cast<std::size_t>(hit)].median : rep_top.back();
+      rep_base.push_back(base);
+      rep_top.push_back(lv.median);
+      rep_count.push_back(lv.count);
+      L.penalty = lv.median - base;
+      L.miss_latency = hit_latency + lv.median - model.levels[static_cast<std::size_t>(hit)].median;
+      L.stair = st;
       prev_entries = entries;
-      levels.push_back(L);
+      S.levels.push_back(std::move(L));
     }
     ev["staircases"] = stairs;
-    if (levels.empty()) {
-      std::string why = "no TLB miss seen up to N = " + format_bytes(g.points.back()->size_bytes()) + " (" +
-                        std::to_string(pp.back().median.size()) + " pages of " + format_bytes(page) +
-                        "): every page hits the TLB level it hits at the smallest N, whose reach exceeds the sweep";
-      if (!rejected.empty()) {
-        why += "; rejected:";
-        for (const auto& r : rejected) why += " " + r + ";";
-        why.pop_back();
-      }
-      Finding f = stats::undetermined(name(), "levels", why);
-      f.details["max_size_bytes"] = g.points.back()->size_bytes();
-      f.details["pages"] = pp.back().median.size();
-      f.details["page_bytes"] = page;
-      if (!rejected.empty()) f.details["rejected_levels"] = rejected;
-      f.evidence = ev;
-      return f;
+    S.evidence = ev;
+    return S;
+  }
+
+  // Sets of a level from a one-slot-at-a-time series, into `L`; notes why not.
+  // One step of every slot is one set (fully associative, whatever an entry
+  // covers). Steps one slot apart are sets of entries, claimed where they make
+  // a whole geometry (a staircase the sweep ends inside: a lower bound on the
+  // sets). Steps every b slots mean b slots share an entry (a stride of a
+  // b-th of the reach: coalesced pages): entries and reach, not sets.
+  static void add_sets(nlohmann::json& L, const SeriesLevel& sl, bool unit_steps, std::uint64_t entries,
+                       std::vector<std::string>& notes, double& conf, std::size_t index) {
+    const std::string label = "TLB level " + std::to_string(index);
+    L["sets"] = nullptr;
+    L["set_sizes"] = nullptr;
+    L["associativity"] = "undetermined";
+    if (!unit_steps || !sl.stair.unit_steps) {
+      L["sets_note"] = "the sweep does not add one slot at a time past the knee: sets need the stage method";
+      return;
     }
+    const stats::Staircase& st = sl.stair;
+    L["staircase_steps"] = st.set_sizes;
+    const std::size_t b = st.lines_per_block;
+    if (b > 1 && st.sets >= 3 && entries % b == 0 && st.fit_errors <= 0.05) {
+      // b slots to an entry: which of them miss depends on the order (in a
+      // sequential chase only the first), so the steps' sizes are no ways.
+      L["slots_per_entry"] = b;
+      L["entries"] = entries / b;
+      L["sets_note"] = "a set overflows every " + std::to_string(b) + " slots: " + std::to_string(b) +
+                       " slots share an entry; the sets are read where each slot is an entry of its own";
+      return;
+    }
+    std::map<std::size_t, std::size_t> sizes;
+    for (auto z : st.set_sizes) ++sizes[z];
+    std::size_t mode = 0, mode_size = 0;
+    for (const auto& [z, n] : sizes)
+      if (n > mode) mode = n, mode_size = z;
+    // Several steps, one slot apart, of mostly one size: set-associative.
+    const bool regular = st.sets >= 2 && b == 1 && st.fit_errors <= 0.05 && (st.sets <= 2 || 2 * mode >= st.sets);
+    if (st.sets == 1 && st.complete && st.set_sizes.front() == entries && st.fit_errors <= 0.05) {
+      L["sets"] = 1;
+      L["set_sizes"] = {entries};
+      L["associativity"] = "full";
+      return;
+    }
+    if (!regular) {
+      const std::string why = irregular_sets(st, entries);
+      L["sets_note"] = why.empty() ? "the staircase's steps are no whole geometry" : why;
+      notes.push_back(label + ": sets undetermined: " + L["sets_note"].get<std::string>());
+      conf *= 0.9;
+      return;
+    }
+    L["associativity"] = "set-associative";
+    L["slots_per_entry"] = 1;
+    if (sizes.size() == 1) L["ways"] = mode_size;
+    const std::string why = irregular_sets(st, entries);
+    if (why.empty()) {
+      L["sets"] = st.sets;
+      L["set_sizes"] = st.set_sizes;
+      return;
+    }
+    L["sets_at_least"] = st.sets;
+    L["sets_note"] = why;
+    notes.push_back(label + ": " + why + ": at least " + std::to_string(st.sets) + " sets");
+    conf *= 0.9;
+  }
+
+  // Every level of every series, one after the other by where it runs out
+  // (one series; or several read apart, each a range of N around one level).
+  Finding listed(const std::vector<Series>& series, double page_param) const {
+    Finding f;
+    f.analyzer = name();
+    f.unit = "levels";
+    std::vector<std::pair<std::uint64_t, nlohmann::json>> found;
+    std::vector<std::string> notes, rejected;
+    double conf = 1, outliers = 0;
+    nlohmann::json ev = nlohmann::json::array();
+    for (const auto& s : series) {
+      notes.insert(notes.end(), s.notes.begin(), s.notes.end());
+      rejected.insert(rejected.end(), s.rejected.begin(), s.rejected.end());
+      ev.push_back(s.evidence);
+      conf = std::min(conf, s.confidence);
+      outliers = std::max(outliers, s.outlier_share);
+      // Without the page: the largest power of two not above the stride (a
+      // stride of one page plus a line spreads the data over cache sets).
+      std::uint64_t page = 1;
+      while (page * 2 <= s.stride) page *= 2;
+      if (page_param > 0) page = static_cast<std::uint64_t>(page_param);
+      for (const auto& sl : s.levels) {
+        nlohmann::json L;
+        const std::uint64_t entries = sl.clean_slots;
+        L["entries"] = entries;
+        L["knee_slots"] = entries;
+        L["stride_bytes"] = s.stride;
+        L["knee_footprint_bytes"] = entries * s.stride;
+        L["first_miss_entries"] = sl.missing_slots;
+        L["reach_bytes"] = nullptr;
+        L["reach_note"] = "one stride: each slot counted as an entry of its own (the reach at most the stride); "
+                          "a sweep over strides tells the reach";
+        L["coverage_bytes"] = entries * page;
+        L["miss_penalty_cycles"] = sl.penalty;
+        L["miss_latency_cycles"] = sl.miss_latency;
+        L["complete"] = sl.stair.complete;
+        if (sl.missing_slots - entries > 1) {
+          L["entries_resolution"] = sl.missing_slots - entries;
+          conf *= 0.8;
+        }
+        add_sets(L, sl, s.unit_steps, entries, notes, conf, found.size() + 1);
+        if (L.contains("slots_per_entry") && L["slots_per_entry"].get<std::uint64_t>() > 1) {
+          L["reach_bytes"] = L["slots_per_entry"].get<std::uint64_t>() * page;
+          L.erase("reach_note");
+        }
+        found.emplace_back(entries * s.stride, std::move(L));
+      }
+    }
+    std::stable_sort(found.begin(), found.end(), [](const auto& a, const auto& b) { return a.first < b.first; });
+    nlohmann::json levels = nlohmann::json::array();
+    for (auto& [fp, L] : found) levels.push_back(std::move(L));
+    const Series& largest = *std::max_element(series.begin(), series.end(),
+                                              [](const Series& a, const Series& b) { return a.max_size < b.max_size; });
+    if (levels.empty()) return nothing_found(largest, rejected, ev);
+    f.value = levels.size();
+    f.details["levels"] = levels;
+    if (page_param > 0) f.details["page_bytes"] = static_cast<std::uint64_t>(page_param);
+    f.details["stride_bytes"] = series.front().stride;
+    f.details["scope_note"] = kScopeNote;
+    if (!notes.empty()) f.details["notes"] = notes;
+    f.evidence["series"] = ev;
+    f.confidence = conf * (1 - std::min(0.5, outliers));
+    f.summary = summary(levels);
+    return f;
+  }
+
+  // Series at several strides (a footprint sweep): each level where it first
+  // appears, its coverage narrowed by the strides that see it at the same
+  // footprint, its span from those that see it past (stats/tlb_footprint).
+  Finding combined(const std::vector<Series>& series, double page_param) const {
+    std::vector<std::string> notes, rejected;
+    nlohmann::json ev = nlohmann::json::array();
+    double conf = 1, outliers = 0;
+    std::vector<stats::StrideKnee> knees;
+    std::vector<const SeriesLevel*> by_tag;
+    for (const auto& s : series) {
+      notes.insert(notes.end(), s.notes.begin(), s.notes.end());
+      rejected.insert(rejected.end(), s.rejected.begin(), s.rejected.end());
+      ev.push_back(s.evidence);
+      outliers = std::max(outliers, s.outlier_share);
+      for (const auto& sl : s.levels) {
+        knees.push_back({sl.stride, sl.clean_slots, sl.missing_slots, sl.penalty, by_tag.size()});
+        by_tag.push_back(&sl);
+      }
+    }
+    const auto found = stats::footprint_levels(knees, notes);
+    nlohmann::json levels = nlohmann::json::array();
+    for (const auto& F : found) {
+      nlohmann::json L = F.to_json();
+      std::vector<double> latencies;
+      for (const auto& k : F.at_coverage) latencies.push_back(by_tag[k.tag]->miss_latency);
+      L["miss_penalty_cycles"] = F.penalty;
+      L["miss_latency_cycles"] = stats::median(latencies);
+      if (F.coverage_lo == F.coverage_hi) L["coverage_bytes"] = F.coverage_lo;
+      else L["coverage_bytes"] = nullptr;
+      // The span: the largest stride at the coverage when the next stride up
+      // (twice it) sees the level past it.
+      std::uint64_t span_pow2 = 1;
+      while (span_pow2 * 2 <= F.span_lo) span_pow2 *= 2;
+      if (F.span_hi > 0 && F.span_hi / 2 <= F.span_lo) {
+        L["span_bytes"] = span_pow2;
+      } else {
+        L["span_bytes"] = nullptr;
+      }
+      L["entries"] = nullptr;
+      L["reach_bytes"] = nullptr;
+      L["sets"] = nullptr;
+      L["set_sizes"] = nullptr;
+      L["associativity"] = "undetermined";
+      L["note"] = "fully associative: entries = the slots past the span, reach = the span; S sets indexed by entry: "
+                  "span = S x reach, the slots past it the ways. The stage method at the page tells which "
+                  "(one slot at a time: the topology's tlb_sets step)";
+      if (page_param > 0) {
+        const auto page = static_cast<std::uint64_t>(page_param);
+        L["entries_if_one_page_each_range"] = {F.coverage_lo / page, F.coverage_hi / page};
+      }
+      levels.push_back(std::move(L));
+    }
+    if (levels.empty()) return nothing_found(*std::max_element(series.begin(), series.end(),
+                                                                [](const Series& a, const Series& b) {
+                                                                  return a.max_size < b.max_size;
+                                                                }),
+                                             rejected, ev);
     Finding f;
     f.analyzer = name();
     f.unit = "levels";
     f.value = levels.size();
     f.details["levels"] = levels;
-    f.details["page_bytes"] = page;
-    f.details["stride_bytes"] = stride;
+    if (page_param > 0) f.details["page_bytes"] = static_cast<std::uint64_t>(page_param);
+    std::vector<std::uint64_t> strides;
+    for (const auto& s : series) strides.push_back(s.stride);
+    f.details["strides_bytes"] = strides;
+    f.details["scope_note"] = kScopeNote;
     if (!notes.empty()) f.details["notes"] = notes;
-    f.evidence = ev;
-    f.confidence = conf * (1 - std::min(0.5, model.outlier_share()));
-    std::string s = std::to_string(levels.size()) + " TLB level" + (levels.size() == 1 ? "" : "s") + ":";
-    for (const auto& L : levels) {
-      s += " " + std::to_string(L["entries"].get<std::uint64_t>()) + " entries (" +
-           format_bytes(L["coverage_bytes"].get<std::uint64_t>()) + ", +" +
-           stats::fmt(L["miss_penalty_cycles"].get<double>()) + " cycles on miss";
-      if (L["sets"].is_number()) s += ", " + std::to_string(L["sets"].get<std::size_t>()) + " sets";
-      s += ")";
-    }
-    f.summary = s;
+    f.evidence["series"] = ev;
+    f.confidence = conf * (1 - std::min(0.5, outliers));
+    f.summary = summary(levels);
     return f;
   }
+
+  Finding nothing_found(const Series& s, const std::vector<std::string>& rejected, const nlohmann::json& ev) const {
+    std::uint64_t page = 1;
+    while (page * 2 <= s.stride) page *= 2;
+    std::string why = "no TLB miss seen up to N = " + format_bytes(s.max_size) + " (" + std::to_string(s.max_pages) +
+                      " pages of " + format_bytes(page) +
+                      "): every page hits the TLB level it hits at the smallest N, whose reach exceeds the sweep";
+    if (!rejected.empty()) {
+      why += "; rejected:";
+      for (const auto& r : rejected) why += " " + r + ";";
+      why.pop_back();
+    }
+    Finding f = stats::undetermined(name(), "levels", why);
+    f.details["max_size_bytes"] = s.max_size;
+    f.details["pages"] = s.max_pages;
+    f.details["page_bytes"] = page;
+    if (!rejected.empty()) f.details["rejected_levels"] = rejected;
+    f.evidence["series"] = ev;
+    return f;
+  }
+
+  static std::string summary(const nlohmann::json& levels) {
+    std::string s = std::to_string(levels.size()) + " TLB level" + (levels.size() == 1 ? "" : "s") + ":";
+    std::size_t i = 0;
+    for (const auto& L : levels) {
+      std::vector<std::string> parts;
+      if (L.contains("entries") && L["entries"].is_number())
+        parts.push_back(std::to_string(L["entries"].get<std::uint64_t>()) + " entries");
+      if (L.contains("reach_bytes") && L["reach_bytes"].is_number())
+        parts.push_back(format_bytes(L["reach_bytes"].get<std::uint64_t>()) + " each");
+      if (L.contains("coverage_bytes") && L["coverage_bytes"].is_number())
+        parts.push_back("covering " + format_bytes(L["coverage_bytes"].get<std::uint64_t>()));
+      else if (L.contains("coverage_range_bytes"))
+        parts.push_back("covering " + format_bytes(L["coverage_range_bytes"][0].get<std::uint64_t>()) + " .. " +
+                        format_bytes(L["coverage_range_bytes"][1].get<std::uint64_t>()));
+      if (L.contains("span_bytes") && L["span_bytes"].is_number())
+        parts.push_back("span " + format_bytes(L["span_bytes"].get<std::uint64_t>()));
+      parts.push_back("+" + stats::fmt(L["miss_penalty_cycles"].get<double>()) + " cycles on miss");
+      if (L.contains("sets") && L["sets"].is_number()) {
+        const auto n = L["sets"].get<std::size_t>();
+        parts.push_back(n == 1 ? "fully associative" : std::to_string(n) + " sets");
+      }
+      ++i;
+      s += (i == 1 ? " L" : "; L") + std::to_string(i) + ":";
+      for (std::size_t k = 0; k < parts.size(); ++k) s += (k == 0 ? " " : ", ") + parts[k];
+    }
+    return s;
+  }
+
+  mutable double min_penalty_ = 2;
+  static constexpr const char* kScopeNote =
+      "per SM or shared between SMs: not measured (two SMs chasing at once, which no kernel family runs yet)";
 };
 
 }  // namespace

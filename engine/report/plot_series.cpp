@@ -141,7 +141,7 @@ std::vector<Marker> size_markers(const ExperimentData& data, double lo, double h
       const double v = f["value"].get<double>();
       if (v >= lo && v <= hi) out.push_back({"cache_size = " + size_label(v), v});
     }
-    // TLB levels: the reach (entries x page) where N starts to miss.
+    // TLB levels: the coverage (entries x reach) where N starts to miss.
     if (analyzer == "tlb" && f.contains("details") && f["details"].is_object() && f["details"].contains("levels") &&
         f["details"]["levels"].is_array()) {
       std::size_t level = 0;
@@ -149,7 +149,7 @@ std::vector<Marker> size_markers(const ExperimentData& data, double lo, double h
         ++level;
         if (!l.is_object() || !l.contains("coverage_bytes") || !l["coverage_bytes"].is_number()) continue;
         const double v = l["coverage_bytes"].get<double>();
-        std::string label = "TLB level " + std::to_string(level) + " reach " + size_label(v);
+        std::string label = "TLB level " + std::to_string(level) + " covers " + size_label(v);
         if (l.contains("entries") && l["entries"].is_number())
           label += " (" + number_label(l["entries"].get<double>()) + " entries)";
         if (v >= lo && v <= hi) out.push_back({label, v});

@@ -1,9 +1,9 @@
 // The TLB staircase (Mei & Chu, Sec. 4.4 and Fig. 10-11; Saavedra): a page
 // stride (s = 2 MB on Fermi..Maxwell) and a growing N. Average latency steps
-// up where N exceeds the reach of a TLB level (entries x page); with
-// fine-grained timing the share of accesses slower than each latency level
-// (missing that level) is drawn on the right axis (Fig. 11's miss rate); the
-// tlb finding's reaches (details.levels[].coverage_bytes) are marked.
+// up where N exceeds the coverage of a TLB level (entries x the reach of one
+// entry); with fine-grained timing the share of accesses slower than each
+// latency level (missing that level) is drawn on the right axis (Fig. 11's miss
+// rate); the tlb finding's coverages (details.levels[].coverage_bytes) are marked.
 #include <algorithm>
 #include <cmath>
 
@@ -86,7 +86,7 @@ PlotOutput plot_tlb_staircase(const PlotContext& ctx) {
   out.script = render_script({out.stem, plot_about(ctx, out.kind, out.data), settings, plot, 960, 600,
                               ctx.png_terminal});
   out.caption = "Average latency per access over the array size N with one access per page: each step up is a TLB "
-                "level whose reach (entries x page size) N has exceeded.";
+                "level whose coverage (entries x the reach of one entry) N has exceeded.";
   if (share)
     out.caption += " The dashed lines (right axis) are the shares of accesses slower than each latency level, i.e. "
                    "missing that level (Mei & Chu's Fig. 11 miss rate; " + ctx.threshold.source + ").";

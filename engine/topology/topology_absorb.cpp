@@ -2,6 +2,8 @@
 
 #include <algorithm>
 
+#include "engine/topology/tlb_sweeps.hpp"
+
 namespace dissect::absorb {
 namespace {
 
@@ -154,9 +156,9 @@ void banks(TopologyResult& r, const Findings& fs) {
   if (f->width_bytes) c.bank_width_bytes = f->width_bytes;
 }
 
-// A level is shown only when the analyzer found a staircase; otherwise its reason
-// is kept as a note (a GPU whose TLB reaches beyond the sweep shows only the L2's
-// near/far wobble, which is no TLB level).
+// A level is shown only when the analyzer found one (a staircase of pages that
+// keep missing); otherwise its reason is kept as a note (a GPU whose TLB reaches
+// beyond the sweep shows only the L2's near/far wobble, which is no TLB level).
 void tlb_levels(TopologyResult& r, const Findings& fs) {
   const auto f = findings::tlb(fs);
   if (!f) return;
@@ -166,20 +168,118 @@ void tlb_levels(TopologyResult& r, const Findings& fs) {
     return;
   }
   t.levels = f->levels;
-}
-
-// The levels beyond the 'tlb' sweep come after its own.
-void far_tlb_levels(TopologyResult& r, const Findings& fs) {
-  const auto f = findings::tlb(fs);
-  if (!f || !f->verdict.determined) return;
-  TlbResult& t = r.tlb_row();
-  if (!t.levels) t.levels.emplace();
-  t.levels->insert(t.levels->end(), f->levels.begin(), f->levels.end());
   t.levels_note.reset();
 }
 
+namespace {
+
+// The coverage a level record of 'tlb_entries' or 'tlb_sets' bounds: n slots s
+// apart fit, m do not: C in ((n - 1) s, (m - 1) s] (tlb_footprint.hpp), narrowed
+// by what the level's record said before.
+std::pair<std::uint64_t, std::uint64_t> coverage_of(const nlohmann::json& found, const nlohmann::json& L) {
+  const auto n = found["knee_slots"].get<std::uint64_t>();
+  const auto m = found.value("first_miss_entries", n + 1);
+  const auto s = found["stride_bytes"].get<std::uint64_t>();
+  std::uint64_t lo = (n > 0 ? n - 1 : 0) * s + 1, hi = (m > 0 ? m - 1 : 0) * s;
+  if (L.contains("coverage_range_bytes") && L["coverage_range_bytes"].is_array()) {
+    const auto a = L["coverage_range_bytes"][0].get<std::uint64_t>(), b = L["coverage_range_bytes"][1].get<std::uint64_t>();
+    if (std::max(lo, a) <= std::min(hi, b)) lo = std::max(lo, a), hi = std::min(hi, b);
+  }
+  return {lo, hi};
+}
+
+void set_coverage(nlohmann::json& L, std::uint64_t lo, std::uint64_t hi) {
+  L["coverage_range_bytes"] = {lo, hi};
+  L["coverage_bytes"] = lo == hi ? nlohmann::json(lo) : nlohmann::json(nullptr);
+}
+
+void per_page(TlbResult& t) {
+  if (!t.levels || !t.page_bytes) return;
+  for (auto& L : *t.levels)
+    if (L.contains("reach_bytes") && L["reach_bytes"].is_number() && *t.page_bytes > 0) {
+      const auto reach = L["reach_bytes"].get<std::uint64_t>();
+      if (reach >= *t.page_bytes && reach % *t.page_bytes == 0) L["pages_per_entry"] = reach / *t.page_bytes;
+    }
+}
+
+}  // namespace
+
+void tlb_entries(TopologyResult& r, const Findings& fs) {
+  const auto f = findings::tlb(fs);
+  if (!f || !f->verdict.determined || !r.tlb || !r.tlb->levels) return;
+  const auto ranges = tlb_sweeps::entry_ranges(r);
+  for (const auto& found : f->levels) {
+    const auto* g = tlb_sweeps::range_of(ranges, found);
+    if (g == nullptr) continue;
+    auto& L = (*r.tlb->levels)[g->level];
+    const auto [lo, hi] = coverage_of(found, L);
+    set_coverage(L, lo, hi);
+  }
+}
+
+// Entries, reach and sets from the stage method at a stride s = g + pad (g the
+// page, or a power of two above it): a level of one set (fully associative)
+// takes its reach from the footprint sweep's span (every slot misses at once,
+// whatever an entry covers); a level of several sets shows how many slots share
+// an entry (the tlb analyzer's slots_per_entry b: reach b x g).
+void tlb_sets(TopologyResult& r, const Findings& fs) {
+  const auto f = findings::tlb(fs);
+  if (!f || !f->verdict.determined || !r.tlb || !r.tlb->levels) return;
+  const auto ranges = tlb_sweeps::stage_ranges(r);
+  for (const auto& found : f->levels) {
+    const auto* g = tlb_sweeps::range_of(ranges, found);
+    if (g == nullptr) continue;
+    auto& L = (*r.tlb->levels)[g->level];
+    auto [lo, hi] = coverage_of(found, L);
+    const std::uint64_t gran = g->stride - tlb_sweeps::kSlotPad;
+    const auto n = found["knee_slots"].get<std::uint64_t>();
+    // One slot at a time: C is a whole number of g in ((n - 1) s, n s].
+    if (found.value("first_miss_entries", n + 2) == n + 1) lo = hi = n * gran;
+    set_coverage(L, lo, hi);
+    const std::string assoc = found.value("associativity", "undetermined");
+    for (const char* k : {"sets", "set_sizes", "sets_at_least", "ways", "sets_note", "complete", "staircase_steps"}) {
+      if (found.contains(k)) L[k] = found[k];
+      else L.erase(k);
+    }
+    L["associativity"] = assoc;
+    L["stage_stride_bytes"] = g->stride;
+    if (found.contains("miss_penalty_cycles")) L["miss_penalty_cycles"] = found["miss_penalty_cycles"];
+    std::optional<std::uint64_t> reach;
+    if (assoc == "full") {
+      if (L.contains("span_bytes") && L["span_bytes"].is_number() && L["span_bytes"].get<std::uint64_t>() >= gran)
+        reach = L["span_bytes"].get<std::uint64_t>();
+      else
+        L["reach_note"] = "fully associative, and the footprint sweep saw no span: the reach is taken as the stride's "
+                          "power of two";
+      if (!reach) reach = gran;
+    } else if (assoc == "set-associative" || found.contains("slots_per_entry")) {
+      // Steps one slot apart: an entry per slot; every b slots: b slots to an entry.
+      reach = gran * found.value("slots_per_entry", std::uint64_t{1});
+    }
+    if (reach && lo == hi && lo % *reach == 0) {
+      L["reach_bytes"] = *reach;
+      L["entries"] = lo / *reach;
+      L.erase("entries_range");
+      if (assoc == "set-associative" && found.contains("set_sizes")) L["set_sizes"] = found["set_sizes"];
+    } else {
+      L["entries"] = nullptr;
+      if (reach) L["reach_bytes"] = *reach;
+    }
+  }
+  per_page(r.tlb_row());
+}
+
 void page_size(TopologyResult& r, const Findings& fs) {
-  if (const auto p = findings::page_size(fs)) r.tlb_row().page_bytes = p;
+  const auto p = findings::page_size(fs);
+  if (!p) return;
+  TlbResult& t = r.tlb_row();
+  if (p->page_bytes) {
+    t.page_bytes = p->page_bytes;
+    per_page(t);
+    return;
+  }
+  t.page_note = p->verdict.reason;
+  if (p->granule_bytes) t.page_granule_bytes = p->granule_bytes;
 }
 
 // The result keeps how many SMs the figure covers beside the device's count, so

@@ -31,8 +31,14 @@ void constant_l15_size(TopologyResult& r, const Findings& fs);
 void texture_amount(TopologyResult& r, const Findings& fs);
 void l2_levels(TopologyResult& r, const Findings& fs);
 void banks(TopologyResult& r, const Findings& fs);
+// 'tlb': the levels, their entries (or a range), reach, coverage and penalties.
 void tlb_levels(TopologyResult& r, const Findings& fs);
-void far_tlb_levels(TopologyResult& r, const Findings& fs);
+// 'tlb_entries' narrows a level's entries; 'tlb_sets' gives its entries, sets
+// and penalty from one slot at a time (findings matched to levels by the
+// ranges the steps swept: tlb_sweeps.hpp).
+void tlb_entries(TopologyResult& r, const Findings& fs);
+void tlb_sets(TopologyResult& r, const Findings& fs);
+// The page, or why none; pages per entry where a level's reach is known.
 void page_size(TopologyResult& r, const Findings& fs);
 void bandwidth(TopologyResult& r, const std::string& memory, const Findings& fs);
 

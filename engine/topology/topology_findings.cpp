@@ -115,9 +115,10 @@ std::optional<Tlb> tlb(const Findings& fs) {
   return t;
 }
 
-std::optional<std::uint64_t> page_size(const Findings& fs) {
+std::optional<PageSize> page_size(const Findings& fs) {
   const Finding* f = find(fs, "page_size");
-  return f == nullptr ? std::nullopt : value_as<std::uint64_t>(*f);
+  if (f == nullptr) return std::nullopt;
+  return PageSize{verdict_of(*f), value_as<std::uint64_t>(*f), detail_as<std::uint64_t>(*f, "saturation_stride_bytes")};
 }
 
 std::optional<Bandwidth> bandwidth(const Findings& fs) {

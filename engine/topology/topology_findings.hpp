@@ -102,8 +102,14 @@ struct Tlb {
 };
 std::optional<Tlb> tlb(const Findings& fs);
 
-// page_size (only with a value).
-std::optional<std::uint64_t> page_size(const Findings& fs);
+// page_size: the page, or why none (and the granule measured, when it is no
+// page size of the GPU's page tables: the reach of coalesced entries).
+struct PageSize {
+  Verdict verdict;
+  std::optional<std::uint64_t> page_bytes;
+  std::optional<std::uint64_t> granule_bytes;  // details.saturation_stride_bytes
+};
+std::optional<PageSize> page_size(const Findings& fs);
 
 // bandwidth (only with a value).
 struct Bandwidth {

@@ -140,6 +140,8 @@ json topology_result_json(const TopologyResult& r) {
     if (r.tlb->levels) t["levels"] = *r.tlb->levels;
     put(t, "levels_note", r.tlb->levels_note);
     put(t, "page_bytes", r.tlb->page_bytes);
+    put(t, "page_note", r.tlb->page_note);
+    put(t, "page_granule_bytes", r.tlb->page_granule_bytes);
   }
   for (const auto& [memory, b] : r.bandwidth) out["bandwidth"][memory] = bandwidth_json(b);
   return out;

@@ -69,11 +69,16 @@ struct SharingResult {
 };
 
 struct TlbResult {
-  // The tlb analyzer's level records (entries, coverage_bytes, miss_penalty_cycles,
-  // sets, set_sizes, ...), kept whole: topology.json shows what the analyzer found.
+  // One record per level, the tlb analyzer's (entries or entries_range,
+  // reach_bytes, coverage_bytes, miss_penalty_cycles, knees, ...) as the 'tlb'
+  // step found it, narrowed by 'tlb_entries' and given its sets by 'tlb_sets';
+  // pages_per_entry once the page is known. Kept whole: topology.json shows
+  // what the analyzers found.
   std::optional<std::vector<nlohmann::json>> levels;
   std::optional<std::string> levels_note;  // why no level was found
   std::optional<std::uint64_t> page_bytes;
+  std::optional<std::string> page_note;             // why no page size was claimed
+  std::optional<std::uint64_t> page_granule_bytes;  // the stride where the penalty saturated, when no page size
 };
 
 struct BandwidthResult {

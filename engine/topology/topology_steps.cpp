@@ -6,6 +6,7 @@
 
 #include "engine/topology/topology_absorb.hpp"
 #include "engine/topology/topology_plan.hpp"
+#include "engine/topology/tlb_sweeps.hpp"
 
 namespace dissect {
 namespace {
@@ -165,6 +166,30 @@ TopologyStep bandwidth_step(const std::string& memory, std::uint64_t blocks_per_
           .absorb = [memory](TopologyResult& r, const Findings& fs) { absorb::bandwidth(r, memory, fs); }};
 }
 
+// The page-size step: N fixed at twice the first TLB level's coverage (known,
+// or the top of its range), rounded up to a power of two, at least 1 GiB and at
+// most what 'tlb' could allocate and 2^20 slots of the smallest stride (4 KiB:
+// a warm-up pass of a million accesses); strides from 4 KiB to N / 8.
+StepSizing page_sweep(const TopologyResult& r) {
+  constexpr std::uint64_t kMinN = 1ull << 30, kMinStride = 4096, kMaxSlots = 1ull << 20;
+  std::uint64_t n = kMinN;
+  if (r.tlb && r.tlb->levels && !r.tlb->levels->empty()) {
+    const auto& L = r.tlb->levels->front();
+    std::uint64_t cov = 0;
+    if (L.contains("coverage_bytes") && L["coverage_bytes"].is_number()) cov = L["coverage_bytes"].get<std::uint64_t>();
+    else if (L.contains("coverage_range_bytes") && L["coverage_range_bytes"].is_array())
+      cov = L["coverage_range_bytes"][1].get<std::uint64_t>();
+    n = std::max(n, 2 * cov);
+  }
+  std::uint64_t pow2 = kMinStride;  // N a power of two: every stride divides it
+  while (pow2 < n) pow2 *= 2;
+  const std::uint64_t cap = std::min(tlb_sweeps::limits(r).footprint_cap, kMaxSlots * kMinStride);
+  while (pow2 > cap && pow2 > kMinStride) pow2 /= 2;
+  n = pow2;
+  return Overrides{{"array.size", bytes(n)},
+                   {"sweep.array.stride", "{from: " + bytes(kMinStride) + ", to: " + bytes(n / 8) + ", factor: 2}"}};
+}
+
 }  // namespace
 
 std::vector<TopologyStep> topology_plan() {
@@ -220,21 +245,42 @@ std::vector<TopologyStep> topology_plan() {
   plan.push_back(latency_step("dram", "main memory latency"));
   plan.push_back(latency_step("shared", "shared memory latency"));
   plan.push_back({.id = "shared_banks", .label = "shared memory banks", .cache = "shared", .absorb = absorb::banks});
-  plan.push_back({.id = "tlb", .label = "TLB levels", .absorb = absorb::tlb_levels});
-  // A level beyond the reach of 'tlb': a knee search from where 'tlb' ends, over at
-  // most half the device memory.
-  plan.push_back({.id = "tlb_far",
-                  .label = "TLB levels beyond 768 MiB",
+  // TLB levels: where each runs out at strides of 4 KiB to 1 GiB (coverage,
+  // span, penalties); the page (the stride the later steps sweep at); a widely
+  // bracketed coverage narrowed; then one slot at a time past each level's
+  // knee (entries, reach, sets).
+  plan.push_back({.id = "tlb",
+                  .label = "TLB levels (footprint)",
                   .sizes_from = [](const TopologyResult& r) -> StepSizing {
-                    constexpr std::uint64_t stride = 2097184, from = 384 * stride, max_pages = 6144;
-                    std::uint64_t to = max_pages * stride;
-                    if (r.device.memory_bytes) to = std::min(to, *r.device.memory_bytes / 2 / stride * stride);
-                    if (to < 2 * from) return SkipStep{"the device memory holds too few pages beyond the 'tlb' sweep"};
-                    return Overrides{{"sweep.array.size", "{search: knee, from: " + bytes(from) + ", to: " + bytes(to) +
-                                                              ", resolution: " + bytes(stride) + "}"}};
+                    return tlb_sweeps::footprint_sweep(tlb_sweeps::limits(r));
                   },
-                  .absorb = absorb::far_tlb_levels});
-  plan.push_back({.id = "page_size", .label = "page size", .absorb = absorb::page_size});
+                  .absorb = absorb::tlb_levels});
+  // The page: N past the first TLB level's coverage (every level whose reach is
+  // the page then misses at the largest strides), at least the spec's 1 GiB.
+  plan.push_back({.id = "page_size",
+                  .label = "page size",
+                  .sizes_from = [](const TopologyResult& r) -> StepSizing {
+                    return page_sweep(r);
+                  },
+                  .absorb = absorb::page_size});
+  plan.push_back({.id = "tlb_entries",
+                  .label = "TLB coverage (narrowed)",
+                  .sizes_from = [](const TopologyResult& r) -> StepSizing {
+                    const auto ranges = tlb_sweeps::entry_ranges(r);
+                    if (ranges.empty())
+                      return SkipStep{r.tlb && r.tlb->levels ? "every level's coverage is bracketed narrowly already"
+                                                             : "no TLB level was found"};
+                    return tlb_sweeps::range_sweep(ranges, tlb_sweeps::limits(r));
+                  },
+                  .absorb = absorb::tlb_entries});
+  plan.push_back({.id = "tlb_sets",
+                  .label = "TLB entries and sets",
+                  .sizes_from = [](const TopologyResult& r) -> StepSizing {
+                    const auto ranges = tlb_sweeps::stage_ranges(r);
+                    if (ranges.empty()) return SkipStep{"no TLB level was found"};
+                    return tlb_sweeps::range_sweep(ranges, tlb_sweeps::limits(r));
+                  },
+                  .absorb = absorb::tlb_sets});
   plan.push_back(bandwidth_step("shared", 1));
   plan.push_back(bandwidth_step("global", 8));
   // Read bandwidth of L1 and L2, one block per SM: last, so that what they allocate

@@ -112,31 +112,69 @@ TopologyTable topology_cache_table(const json& r) {
   return t;
 }
 
+namespace {
+
+// "16", "4100-4153", or "-".
+std::string entries_cell(const json& l) {
+  if (l.contains("entries") && l["entries"].is_number()) return num(l, "entries");
+  if (l.contains("entries_range") && l["entries_range"].is_array() && l["entries_range"].size() == 2)
+    return l["entries_range"][0].dump() + "-" + l["entries_range"][1].dump();
+  return "-";
+}
+
+// "32 MiB (16 pages)", "2 MiB", or "-".
+std::string reach_cell(const json& l) {
+  std::string s = size_of(l, "reach_bytes");
+  if (s != "-" && l.contains("pages_per_entry") && l["pages_per_entry"].is_number() &&
+      l["pages_per_entry"].get<double>() > 1)
+    s += " (" + num(l, "pages_per_entry") + " pages)";
+  return s;
+}
+
+std::string coverage_cell(const json& l) {
+  if (l.contains("coverage_bytes") && l["coverage_bytes"].is_number()) return size_of(l, "coverage_bytes");
+  if (l.contains("coverage_range_bytes") && l["coverage_range_bytes"].is_array() &&
+      l["coverage_range_bytes"].size() == 2)
+    return format_bytes(l["coverage_range_bytes"][0].get<std::uint64_t>()) + " .. " +
+           format_bytes(l["coverage_range_bytes"][1].get<std::uint64_t>());
+  return "-";
+}
+
+// "full", "17,8,8", "32 sets of 8", ">= 64 sets x 16", or "-".
+std::string sets_cell(const json& l) {
+  if (l.value("associativity", "") == "full") return "full";
+  if (l.contains("set_sizes") && l["set_sizes"].is_array() && l["set_sizes"].size() > 1) {
+    const json& ss = l["set_sizes"];
+    double lo = 1e300, hi = 0;
+    for (const auto& x : ss)
+      if (x.is_number()) lo = std::min(lo, x.get<double>()), hi = std::max(hi, x.get<double>());
+    char buf[96];
+    if (lo == hi) std::snprintf(buf, sizeof buf, "%zu sets of %g", ss.size(), lo);
+    else if (ss.size() <= 12) return joined(ss);
+    else std::snprintf(buf, sizeof buf, "%zu sets of %g-%g", ss.size(), lo, hi);  // the list is in topology.json
+    return buf;
+  }
+  if (l.contains("sets_at_least") && l["sets_at_least"].is_number())
+    return ">= " + num(l, "sets_at_least") + " sets" + (l.contains("ways") ? " x " + num(l, "ways") : "");
+  return "-";
+}
+
+}  // namespace
+
 TopologyTable topology_tlb_table(const json& r) {
-  TopologyTable t{"TLB", {"level", "entries", "coverage", "miss penalty (cycles)", "set sizes"}, {}};
+  TopologyTable t{"TLB", {"level", "entries", "reach", "coverage", "miss penalty (cycles)", "sets"}, {}};
   if (!r.contains("tlb")) return t;
   const json& tlb = r["tlb"];
   if (tlb.contains("levels"))
     for (std::size_t i = 0; i < tlb["levels"].size(); ++i) {
       const json& l = tlb["levels"][i];
-      std::string sets = "-";
-      if (l.contains("set_sizes") && l["set_sizes"].is_array() && l["set_sizes"].size() > 1) {
-        const json& ss = l["set_sizes"];
-        if (ss.size() <= 12) {
-          sets = joined(ss);
-        } else {  // a long list says less than its range (topology.json keeps the list)
-          double lo = 1e300, hi = 0;
-          for (const auto& x : ss)
-            if (x.is_number()) lo = std::min(lo, x.get<double>()), hi = std::max(hi, x.get<double>());
-          char buf[96];
-          std::snprintf(buf, sizeof buf, "%zu sets of %g-%g", ss.size(), lo, hi);
-          sets = buf;
-        }
-      }
-      t.rows.push_back({"L" + std::to_string(i + 1), num(l, "entries"), size_of(l, "coverage_bytes"),
-                        num(l, "miss_penalty_cycles"), sets});
+      t.rows.push_back({"L" + std::to_string(i + 1), entries_cell(l), reach_cell(l), coverage_cell(l),
+                        num(l, "miss_penalty_cycles"), sets_cell(l)});
     }
-  if (tlb.contains("page_bytes")) t.rows.push_back({"page size", "-", size_of(tlb, "page_bytes"), "-", "-"});
+  if (tlb.contains("page_bytes")) t.rows.push_back({"page size", "-", size_of(tlb, "page_bytes"), "-", "-", "-"});
+  else if (tlb.contains("page_granule_bytes") && !t.rows.empty())
+    t.rows.push_back({"page size", "-", "? (" + size_of(tlb, "page_granule_bytes") + " granule: no page size)", "-",
+                      "-", "-"});
   return t;
 }
 
@@ -230,6 +268,8 @@ std::string topology_table(const json& r) {
   if (const auto tlb = topology_tlb_table(r); !tlb.rows.empty()) os << "\nTLB\n" << render_padded(tlb);
   else if (r.contains("tlb") && r["tlb"].contains("levels_note"))
     os << "\nTLB: no level found: " << r["tlb"]["levels_note"].get<std::string>() << "\n";
+  if (r.contains("tlb") && r["tlb"].contains("page_note"))
+    os << "page size: undetermined: " << r["tlb"]["page_note"].get<std::string>() << "\n";
   if (const auto bw = topology_bandwidth_table(r); !bw.rows.empty()) os << "\nbandwidth\n" << render_padded(bw);
 
   std::size_t ok = 0, skipped = 0, unsupported = 0, failed = 0;

@@ -260,3 +260,46 @@ TEST_CASE("e2e sim: a sweep below the knee gives no invented value") {
   CHECK(f["confidence"] == 0);
   CHECK(f["details"]["reason"].get<std::string>().find("above the largest N (16 KiB)") != std::string::npos);
 }
+
+// The TLB profiles of issue 16 (specs/devices/tlb-*.yaml) through single specs:
+// one stride, one page at a time, and the page-size sweeps from 4 KiB.
+TEST_CASE("e2e sim: TLB profiles - additive penalties over near/far L2 halves, 64 KiB pages, coalesced entries") {
+  SUBCASE("tlb-three: the fully associative second level alone, its own +40 over the first's miss") {
+    // 500 .. 530 pages of 2 MiB: the first level (16) misses at every N, the
+    // second (512, fully associative) runs out at 512; far L2 pages answer 30
+    // cycles later than near ones throughout.
+    const Run r = run("tlb.yaml", "tlb-three",
+                      {"sweep.array.size={from: 1048576000 B, to: 1111490560 B, step: 2 MiB}", "iterations=4096"});
+    const json f = r.finding("tlb");
+    INFO(f.dump().substr(0, 3000));
+    const json& truth = r.truth["tlb"][1];
+    REQUIRE(f["value"] == 1);
+    const json& l = f["details"]["levels"][0];
+    CHECK(l["entries"] == truth["entries"]);
+    CHECK(l["associativity"] == "full");
+    CHECK(l["miss_penalty_cycles"].get<double>() ==
+          doctest::Approx(truth["miss_penalty_cycles"].get<double>()).epsilon(0.1));
+  }
+  SUBCASE("tlb-64k: a page-size sweep from 4 KiB finds 64 KiB; the seed spec of Meltzer et al. too") {
+    const Run pg = run("page.yaml", "tlb-64k");
+    INFO(pg.finding("page_size").dump().substr(0, 3000));
+    CHECK(pg.finding("page_size")["value"] == pg.truth["tlb"][0]["page_bytes"]);
+    dissect::test::TempDir dir;
+    const auto res = dissect::test::run_dissect("run '" + std::string(DISSECT_SOURCE_DIR) +
+                                                "/specs/meltzer/page_size.yaml' --device sim:tlb-64k --out '" +
+                                                dir.path() + "' -q");
+    json findings;
+    for (const auto& e : fs::directory_iterator(dir.path()))
+      findings = json::parse(dissect::test::read_file((e.path() / "findings.json").string()))["findings"];
+    for (const auto& f : findings)
+      if (f["analyzer"] == "page_size") CHECK(f["value"] == pg.truth["tlb"][0]["page_bytes"]);
+  }
+  SUBCASE("tlb-coalesced: the page-size sweep saturates at the entries' reach, said to be no page size") {
+    const Run pg = run("page.yaml", "tlb-coalesced", {"array.size=1 GiB", "sweep.array.stride={from: 4 KiB, to: 128 MiB, factor: 2}"});
+    const json f = pg.finding("page_size");
+    INFO(f.dump().substr(0, 3000));
+    CHECK(f["value"].is_null());
+    CHECK(f["details"]["saturation_stride_bytes"] == pg.truth["tlb"][0]["reach_bytes"]);
+    CHECK(f["details"]["not_a_page_size"] == true);
+  }
+}

@@ -80,3 +80,59 @@ TEST_CASE("page_size: a small bump over L2 near/far hits is no page size") {
   CHECK(f.value.is_null());
   CHECK(test::reason(f).find("within the spread of one latency level") != std::string::npos);
 }
+
+namespace {
+// N fixed, stride doubling from 4 KiB through one TLB level of `entries` entries,
+// each translating `reach` bytes, over 2 MiB pages' data (a miss adds 120).
+TraceSet reach_sweep(std::uint64_t reach, std::uint32_t entries, std::uint64_t n, std::uint64_t max_stride,
+                     bool context) {
+  test::RefTlb tlb;
+  RefCacheConfig l1;
+  l1.line = reach;
+  l1.set_ways = {entries};
+  tlb.levels = {l1};
+  tlb.penalty = {120};
+  tlb.base = 500;
+  TraceSet t;
+  for (std::uint64_t s = 4096; s <= max_stride; s *= 2) {
+    test::ChaseSpec cs;
+    cs.size = n;
+    cs.stride = s;
+    cs.iterations = 4096;
+    cs.with_context = context;
+    test::RefNoise noise;
+    noise.jitter = 4;
+    noise.outlier_rate = 0.002;
+    noise.seed = s;
+    t.points.push_back(test::tlb_chase(t.points.size(), tlb, cs, noise));
+  }
+  return t;
+}
+}  // namespace
+
+TEST_CASE("page_size: a curve that peaks at the page counts (fewer pages than entries past it)") {
+  // 48 MiB over 2 MiB pages and 16 entries: 24 pages miss at a 2 MiB stride, 12
+  // fit at 4 MiB. An imported trace (no context) reads the same.
+  for (bool context : {true, false}) {
+    CAPTURE(context);
+    const Finding f = test::analyze(reach_sweep(2ull << 20, 16, 48ull << 20, 16ull << 20, context), "page_size");
+    INFO(f.to_json().dump().substr(0, 3000));
+    CHECK(f.value == (2ull << 20));
+    CHECK(f.details["shape"] == "peak");
+    CHECK(f.details["penalty_cycles"].get<double>() == doctest::Approx(120).epsilon(0.1));
+  }
+}
+
+TEST_CASE("page_size: a granule that is no page size is reported as measured, not as the page") {
+  // Entries of 16 coalesced 2 MiB pages: the penalty saturates at 32 MiB.
+  const Finding f = test::analyze(reach_sweep(32ull << 20, 16, 1ull << 30, 128ull << 20, true), "page_size");
+  INFO(f.to_json().dump().substr(0, 3000));
+  CHECK(f.value.is_null());
+  CHECK(f.details["saturation_stride_bytes"] == (32ull << 20));
+  CHECK(f.details["not_a_page_size"] == true);
+  CHECK(test::reason(f).find("not a page size of the GPU's page tables") != std::string::npos);
+  // Told what the page tables use, the same curve names its granule.
+  const Finding g = test::analyze(reach_sweep(32ull << 20, 16, 1ull << 30, 128ull << 20, true), "page_size",
+                                  {{"page_sizes", "4 KiB, 32 MiB"}});
+  CHECK(g.value == (32ull << 20));
+}

@@ -1,6 +1,7 @@
 #include <doctest/doctest.h>
 
 #include <algorithm>
+#include <cmath>
 
 #include "support/analysis.hpp"
 #include "support/ref_model.hpp"
@@ -155,4 +156,133 @@ TEST_CASE("tlb: a few pages turning slow for good past some N is no TLB level") 
   INFO(f.to_json().dump().substr(0, 3000));
   CHECK(f.value.is_null());
   CHECK(!f.details.contains("levels"));
+}
+
+namespace {
+
+// A chase over `pages` pages `stride` apart through TLB levels whose penalties
+// add up (an access missing level k pays every level's penalty up to k), each
+// page served by the data path at its own latency: 30 cycles more for pages
+// homed in the far L2 partition (a fixed placement: the same page is near or
+// far at every N).
+PointTrace additive_point(std::size_t id, const std::vector<RefCacheConfig>& levels,
+                          const std::vector<double>& penalty, std::uint64_t pages, std::uint64_t stride,
+                          std::uint64_t iterations, std::uint64_t seed) {
+  test::ChaseSpec cs;
+  cs.size = pages * stride;
+  cs.stride = stride;
+  cs.iterations = iterations;
+  test::RefNoise noise;
+  noise.jitter = 2;
+  noise.outlier_rate = 0.001;
+  noise.seed = seed;
+  PointTrace p = test::make_point(id, cs);
+  std::vector<test::RefCache> caches;
+  for (const auto& c : levels) caches.emplace_back(c);
+  test::append_chase(p, cs, [&](std::uint64_t off) {
+    std::uint64_t h = (off / kPage + 1) * 0xbf58476d1ce4e5b9ull;
+    h ^= h >> 31;
+    double v = 280 + ((h & 1) ? 30.0 : 0.0);
+    for (std::size_t k = 0; k < caches.size(); ++k) {
+      if (caches[k].access(off)) break;
+      v += penalty[k];
+    }
+    return v;
+  }, noise);
+  return p;
+}
+
+RefCacheConfig tlb_level(std::uint64_t reach, std::uint32_t sets, std::uint32_t ways) {
+  RefCacheConfig c;
+  c.line = reach;
+  c.set_ways.assign(sets, ways);
+  return c;
+}
+
+}  // namespace
+
+TEST_CASE("tlb: penalties that add up along three levels, over near and far pages, come apart") {
+  // 16 entries fully associative (+20), 64 fully associative (+40), 256 in 32
+  // sets of 8 (+150): a level of +40 sits 10 cycles above a far page that missed
+  // the first level, the clusters of absolute latencies interleave.
+  const std::vector<RefCacheConfig> levels{tlb_level(kPage, 1, 16), tlb_level(kPage, 1, 64), tlb_level(kPage, 32, 8)};
+  const std::vector<double> penalty{20, 40, 150};
+  TraceSet t;
+  for (std::uint64_t n = 1; n <= 300; ++n)
+    t.points.push_back(additive_point(t.points.size(), levels, penalty, n, kPage, 2048, n));
+  const Finding f = test::analyze(t, "tlb");
+  INFO(f.to_json().dump().substr(0, 6000));
+  REQUIRE(f.value == 3);
+  const std::vector<std::uint64_t> entries{16, 64, 256};
+  for (std::size_t i = 0; i < 3; ++i) {
+    CAPTURE(i);
+    const auto& L = f.details["levels"][i];
+    CHECK(L["entries"] == entries[i]);
+    CHECK(L["miss_penalty_cycles"].get<double>() == doctest::Approx(penalty[i]).epsilon(0.1));
+  }
+  // Fully associative is one set, however many entries; the third level's sets
+  // are whole (32 of 8).
+  CHECK(f.details["levels"][0]["associativity"] == "full");
+  CHECK(f.details["levels"][1]["associativity"] == "full");
+  CHECK(f.details["levels"][1]["sets"] == 1);
+  CHECK(f.details["levels"][2]["sets"] == 32);
+  CHECK(f.details["levels"][2]["set_sizes"] == std::vector<int>(32, 8));
+}
+
+TEST_CASE("tlb: entries of several pages show as staircase steps every few slots (reach = pages x page)") {
+  // 8 sets of 4 entries, each entry 4 consecutive 2 MiB pages (8 MiB), swept
+  // at 4 MiB one slot at a time: two slots share an entry, and a set overflows
+  // every 2 slots. Which of an entry's slots miss depends on the order (the
+  // first one, in a sequential chase): the sets are not read, the steps' spacing is.
+  const std::vector<RefCacheConfig> levels{tlb_level(4 * kPage, 8, 4)};
+  TraceSet t;
+  for (std::uint64_t n = 56; n <= 90; ++n)
+    t.points.push_back(additive_point(t.points.size(), levels, {60}, n, 2 * kPage, 1024, n));
+  const Finding f = test::analyze(t, "tlb", {{"page_bytes", std::to_string(2 * kPage)}});
+  INFO(f.to_json().dump().substr(0, 4000));
+  REQUIRE(f.value == 1);
+  const auto& L = f.details["levels"][0];
+  CHECK(L["knee_slots"] == 64);
+  CHECK(L["slots_per_entry"] == 2);
+  CHECK(L["entries"] == 32);
+  CHECK(L["reach_bytes"] == 4 * kPage);
+  CHECK(L["coverage_bytes"] == 128 * kPage);
+  CHECK(L["sets"].is_null());
+}
+
+TEST_CASE("tlb: a footprint sweep over strides gives each level's coverage and span") {
+  // A fully associative level of 16 entries of 32 MiB (16 coalesced pages) and a
+  // level of 1024 entries of 2 MiB in 32 sets of 32. Slots on a sqrt-2 grid at
+  // strides 1 MiB .. 512 MiB (plus 32 B). Below its span a level runs out at its
+  // coverage (512 MiB, 2 GiB); the first's span is its reach (32 MiB), the
+  // second's its sets x reach (64 MiB), the slots past it entries (16) and ways (32).
+  const std::vector<RefCacheConfig> levels{tlb_level(16 * kPage, 1, 16), tlb_level(kPage, 32, 32)};
+  TraceSet t;
+  std::vector<std::uint64_t> grid;
+  for (int j = 2; j < 30; ++j) {
+    const auto n = static_cast<std::uint64_t>(std::llround(std::pow(2.0, j / 2.0)));
+    if (grid.empty() || grid.back() != n) grid.push_back(n);
+  }
+  for (std::uint64_t s = 1ull << 20; s <= 512ull << 20; s *= 2)
+    for (auto n : grid) {
+      if (n > 4096 || n * s > (64ull << 30)) break;
+      t.points.push_back(additive_point(t.points.size(), levels, {15, 60}, n, s + 32, 4 * n + 512, n * 7 + s));
+    }
+  const Finding f = test::analyze(t, "tlb");
+  INFO(f.to_json().dump().substr(0, 6000));
+  REQUIRE(f.value == 2);
+  const std::uint64_t coverage[] = {512ull << 20, 2048ull << 20}, span[] = {16 * kPage, 32 * kPage},
+                      slots[] = {16, 32};
+  const double pen[] = {15, 60};
+  for (std::size_t i = 0; i < 2; ++i) {
+    const auto& L = f.details["levels"][i];
+    CAPTURE(i);
+    CHECK(L["coverage_range_bytes"][0].get<std::uint64_t>() <= coverage[i]);
+    CHECK(L["coverage_range_bytes"][1].get<std::uint64_t>() >= coverage[i]);
+    CHECK(L["miss_penalty_cycles"].get<double>() == doctest::Approx(pen[i]).epsilon(0.15));
+    CHECK(L["span_bytes"] == span[i]);
+    CHECK(L["span_slots_range"][0].get<std::uint64_t>() <= slots[i]);
+    CHECK(L["span_slots_range"][1].get<std::uint64_t>() >= slots[i]);
+    CHECK(L["entries"].is_null());  // a span alone does not tell entries from reach
+  }
 }

@@ -496,8 +496,8 @@ const std::vector<std::string> kCacheKeys{"description", "scope",       "per_sm"
                                           "sector",      "ways",        "sets",       "set_ways",  "index",
                                           "replacement", "latency",     "miss_cost",  "bandwidth", "partitions",
                                           "carveout"};
-const std::vector<std::string> kTlbKeys{"name", "scope", "page", "entries", "ways", "sets", "set_ways",
-                                        "index", "replacement", "miss_penalty"};
+const std::vector<std::string> kTlbKeys{"name", "scope", "page", "pages_per_entry", "entries", "ways", "sets",
+                                        "set_ways", "index", "replacement", "miss_penalty"};
 
 void decode_cache(const std::string& name, const SpecNode& node, const Location& key_loc, Profile& p, Diagnostics& d) {
   CacheSpec c;
@@ -653,8 +653,16 @@ void decode_tlb(const SpecNode& node, Profile& p, Diagnostics& d) {
       if (v) t.per_sm = *v;
     }
     if (auto v = r.number("miss_penalty", 0, 1e7)) t.miss_penalty = *v;
+    if (auto v = r.count("pages_per_entry", 1, 1u << 16)) {
+      t.pages_per_entry = static_cast<std::uint32_t>(*v);
+      if (!is_pow2(*v)) d.error(r.get("pages_per_entry")->loc, r.name("pages_per_entry") + " must be a power of two");
+    }
     GeometryInput in;
     in.line = r.bytes("page", true);
+    if (in.line) {
+      t.page_bytes = *in.line;
+      in.line = *in.line * t.pages_per_entry;  // the model's line: one entry's reach
+    }
     in.entries = r.count("entries", 1, 1u << 24);
     in.ways = r.count("ways", 1, 1u << 16);
     in.sets = r.count("sets", 1, 1u << 20);
@@ -676,9 +684,9 @@ void decode_tlb(const SpecNode& node, Profile& p, Diagnostics& d) {
     p.tlb.push_back(std::move(t));
   }
   for (std::size_t i = 1; i < p.tlb.size(); ++i)
-    if (p.tlb[i].geometry.line_bytes != p.tlb[0].geometry.line_bytes)
-      d.error(p.tlb[i].loc, "tlb: every level translates the same page size (" + format_bytes(p.tlb[0].geometry.line_bytes) +
-                                "), this one has " + format_bytes(p.tlb[i].geometry.line_bytes));
+    if (p.tlb[i].page_bytes != p.tlb[0].page_bytes)
+      d.error(p.tlb[i].loc, "tlb: every level translates the same page size (" + format_bytes(p.tlb[0].page_bytes) +
+                                "), this one has " + format_bytes(p.tlb[i].page_bytes));
 }
 
 void decode_paths(const SpecNode& node, Profile& p, Diagnostics& d) {
@@ -845,7 +853,10 @@ nlohmann::json Profile::ground_truth() const {
   for (const auto& t : tlb) {
     tj.push_back({{"name", t.name},
                   {"scope", t.per_sm ? "sm" : "device"},
-                  {"page_bytes", t.geometry.line_bytes},
+                  {"page_bytes", t.page_bytes},
+                  {"pages_per_entry", t.pages_per_entry},
+                  {"reach_bytes", t.geometry.line_bytes},
+                  {"coverage_bytes", t.geometry.capacity_bytes()},
                   {"entries", t.geometry.lines()},
                   {"set_ways", t.geometry.set_ways.size() <= 64 ? json(t.geometry.set_ways) : json(nullptr)},
                   {"sets", t.geometry.sets()},
@@ -952,9 +963,14 @@ Profile decode_profile(const SpecNode& root, Diagnostics& d) {
   }
   if (const SpecNode* tn = top.get("tlb")) decode_tlb(*tn, p, d);
   if (!p.tlb.empty() && top.get("address") != nullptr && top.get("address")->find("page") == nullptr)
-    p.translation_page = p.tlb.front().geometry.line_bytes;
+    p.translation_page = p.tlb.front().page_bytes;
   else if (!p.tlb.empty() && top.get("address") == nullptr)
-    p.translation_page = p.tlb.front().geometry.line_bytes;
+    p.translation_page = p.tlb.front().page_bytes;
+  // A coalesced entry stands for contiguous frames; a scrambled mapping has none.
+  for (const auto& t : p.tlb)
+    if (t.pages_per_entry > 1 && p.scrambled)
+      d.error(t.loc, "tlb: pages_per_entry > 1 (coalesced entries) needs contiguous frames: address.translation "
+                     "must be identity");
 
   top.require("paths", "{ca: [l1, l2], cg: [l2]}");
   if (const SpecNode* pn = top.get("paths")) decode_paths(*pn, p, d);

@@ -65,10 +65,18 @@ struct CacheSpec {
   Location loc;
 };
 
+// One TLB level. An entry translates `pages_per_entry` consecutive pages whose
+// first page number is a multiple of it (coalesced entries: Zhang et al., CCS
+// 2023, describe Ampere entries of 16 consecutive 2 MiB pages); the model's
+// lines are entries, so geometry.line_bytes is one entry's reach, page_bytes x
+// pages_per_entry. The frames behind an entry are taken as contiguous (a fresh
+// large allocation's): the profile must map addresses identically.
 struct TlbLevelSpec {
   std::string name;
   bool per_sm = false;
-  CacheGeometry geometry;  // line = page
+  std::uint64_t page_bytes = 2ull << 20;
+  std::uint32_t pages_per_entry = 1;
+  CacheGeometry geometry;  // line = one entry's reach
   double miss_penalty = 0; // cycles added when this level misses
   Location loc;
 };

@@ -57,7 +57,7 @@ TEST_CASE("a report of a simulated run holds every expected plot, rendered") {
   }
   // The analyzers' findings are in the report and mark the plots.
   CHECK(md.find("| `tlb` | 2 levels |") != std::string::npos);
-  CHECK(read_file(tmp.file("report/mei_tlb_levels/tlb_staircase.gp")).find("TLB level 1 reach 32 MiB") !=
+  CHECK(read_file(tmp.file("report/mei_tlb_levels/tlb_staircase.gp")).find("TLB level 1 covers 32 MiB") !=
         std::string::npos);
   CHECK(md.find("| `bank_conflicts` | 32 banks |") != std::string::npos);
 }

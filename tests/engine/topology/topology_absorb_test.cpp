@@ -4,6 +4,7 @@
 #include <doctest/doctest.h>
 
 #include "engine/topology/topology_absorb.hpp"
+#include "engine/topology/tlb_sweeps.hpp"
 
 using namespace dissect;
 using json = nlohmann::json;
@@ -83,17 +84,85 @@ TEST_CASE("topology absorb: sharing lists both caches; the texture count carries
   CHECK_FALSE(r.cache("readonly").per_sm);
 }
 
-TEST_CASE("topology absorb: TLB levels of both sweeps in order; a note only while none is found") {
+TEST_CASE("topology absorb: TLB levels, then coverage narrowed and entries, reach and sets by the stage method") {
   TopologyResult r;
   absorb::tlb_levels(r, {finding("tlb", nullptr, {{"reason", "no TLB miss"}})});
   CHECK(r.tlb->levels_note == "no TLB miss");
   CHECK_FALSE(r.tlb->levels);
-  absorb::far_tlb_levels(r, {finding("tlb", 1, {{"levels", {{{"entries", 4096}}}}})});
+  // 'tlb': a fully associative level covering 512 .. 704 MiB whose span (the
+  // reach, for one set) is 32 MiB, and a level covering 8 .. 11.3 GiB.
+  const json small{{"coverage_bytes", nullptr}, {"coverage_range_bytes", {536870912, 738197504}},
+                   {"span_bytes", 33554432}, {"miss_penalty_cycles", 12.0}};
+  const json large{{"coverage_bytes", nullptr}, {"coverage_range_bytes", {8589934592, 12146704384}},
+                   {"span_bytes", 1073741824}, {"miss_penalty_cycles", 72.0}};
+  absorb::tlb_levels(r, {finding("tlb", 2, {{"levels", {small, large}}})});
   REQUIRE(r.tlb->levels);
-  CHECK(r.tlb->levels->size() == 1);
+  REQUIRE(r.tlb->levels->size() == 2);
   CHECK_FALSE(r.tlb->levels_note);
+  // The page step: no page size, a 32 MiB granule (the later steps' stride).
+  absorb::page_size(r, {finding("page_size", nullptr, {{"reason", "saturates at 32 MiB"},
+                                                      {"saturation_stride_bytes", 33554432}})});
+  CHECK_FALSE(r.tlb->page_bytes);
+  CHECK(r.tlb->page_note == "saturates at 32 MiB");
+  CHECK(r.tlb->page_granule_bytes == 33554432u);
+  const std::uint64_t stride = 33554432 + tlb_sweeps::kSlotPad;
+  // 'tlb_entries' narrows the wide one (its range, at that stride): 256 slots fit, 259 not.
+  const auto narrow = tlb_sweeps::entry_ranges(r);
+  REQUIRE(narrow.size() == 1);
+  CHECK(narrow[0].level == 1);
+  CHECK(narrow[0].stride == stride);
+  absorb::tlb_entries(r, {finding("tlb", 1, {{"levels", {{{"knee_slots", 256}, {"first_miss_entries", 259},
+                                                          {"stride_bytes", stride}}}}})});
+  // ((256 - 1) s, (259 - 1) s], narrowed by the 8 GiB it was known to reach already.
+  CHECK((*r.tlb->levels)[1]["coverage_range_bytes"] == json{8589934592ull, 258 * stride});
+  // 'tlb_sets': one slot at a time. The first: one set (fully associative),
+  // reach from the span; the second: 32 sets of 8, one slot per entry.
+  const auto stage = tlb_sweeps::stage_ranges(r);
+  REQUIRE(stage.size() == 2);
+  CHECK(stage[0].step_slots == 1);
+  CHECK(stage[1].step_slots == 1);
+  const json fine_small{{"knee_slots", 16}, {"entries", 16}, {"first_miss_entries", 17}, {"stride_bytes", stride},
+                        {"sets", 1}, {"set_sizes", {16}}, {"associativity", "full"}, {"miss_penalty_cycles", 11.5}};
+  const json fine_large{{"knee_slots", 256}, {"entries", 256}, {"first_miss_entries", 257}, {"stride_bytes", stride},
+                        {"sets", 32}, {"set_sizes", json(std::vector<int>(32, 8))}, {"associativity", "set-associative"},
+                        {"slots_per_entry", 1}, {"miss_penalty_cycles", 60.0}};
+  absorb::tlb_sets(r, {finding("tlb", 2, {{"levels", {fine_small, fine_large}}})});
+  const json& l1 = (*r.tlb->levels)[0];
+  const json& l2 = (*r.tlb->levels)[1];
+  CHECK(l1["coverage_bytes"] == 16ull * 33554432);
+  CHECK(l1["reach_bytes"] == 33554432);
+  CHECK(l1["entries"] == 16);
+  CHECK(l1["associativity"] == "full");
+  CHECK(l1["miss_penalty_cycles"] == 11.5);
+  CHECK(l2["coverage_bytes"] == 256ull * 33554432);
+  CHECK(l2["reach_bytes"] == 33554432);
+  CHECK(l2["entries"] == 256);
+  CHECK(l2["sets"] == 32);
+  CHECK(l2["miss_penalty_cycles"] == 60.0);
+  CHECK_FALSE(l2.contains("pages_per_entry"));  // no page known
+  // A page step that did find the page: pages per entry where a level's reach is known.
   absorb::page_size(r, {finding("page_size", 2097152)});
   CHECK(r.tlb->page_bytes == 2097152u);
+  CHECK((*r.tlb->levels)[0]["pages_per_entry"] == 16);
+}
+
+TEST_CASE("topology absorb: stage steps every few slots give the reach of entries wider than the page") {
+  TopologyResult r;
+  absorb::tlb_levels(r, {finding("tlb", 1, {{"levels", {{{"coverage_bytes", nullptr},
+                                                         {"coverage_range_bytes", {100ull << 20, 180ull << 20}},
+                                                         {"miss_penalty_cycles", 60.0}}}}})});
+  absorb::page_size(r, {finding("page_size", 2097152)});
+  const auto stage = tlb_sweeps::stage_ranges(r);
+  REQUIRE(stage.size() == 1);
+  // 64 slots of 2 MiB fit; a set overflows every 4 slots: 4 pages to an entry.
+  absorb::tlb_sets(r, {finding("tlb", 1, {{"levels", {{{"knee_slots", 64}, {"entries", 16}, {"first_miss_entries", 65},
+                                                       {"stride_bytes", stage[0].stride}, {"slots_per_entry", 4},
+                                                       {"associativity", "undetermined"}}}}})});
+  const json& l = (*r.tlb->levels)[0];
+  CHECK(l["coverage_bytes"] == 128ull << 20);
+  CHECK(l["reach_bytes"] == 8ull << 20);
+  CHECK(l["entries"] == 16);
+  CHECK(l["pages_per_entry"] == 4);
 }
 
 TEST_CASE("topology absorb: shared bandwidth against the bound of the measured banks") {

@@ -3,6 +3,8 @@
 // why it cannot run).
 #include <doctest/doctest.h>
 
+#include <algorithm>
+#include <array>
 #include <filesystem>
 #include <map>
 #include <set>
@@ -10,6 +12,7 @@
 #include <variant>
 
 #include "engine/core/paths.hpp"
+#include "engine/topology/tlb_sweeps.hpp"
 #include "engine/topology/topology_plan.hpp"
 
 using namespace dissect;
@@ -74,14 +77,94 @@ TEST_CASE("topology plan: steps that need a size are skipped without one, sized 
   CHECK(overrides(step(plan, "sharing_l1_texture").sizes_from(r))["arrays.a.size"] == "9728 B");
 }
 
-TEST_CASE("topology plan: device facts size the bandwidth and far-TLB steps") {
+TEST_CASE("topology plan: device facts size the bandwidth steps") {
   const auto plan = topology_plan();
   TopologyResult r;
   CHECK(overrides(step(plan, "bandwidth_global").sizes_from(r)).empty());  // SM count unknown
   r.device.sm_count = 4;
   CHECK(overrides(step(plan, "bandwidth_global").sizes_from(r))["layout.blocks"] == "32");
   CHECK(overrides(step(plan, "bandwidth_shared").sizes_from(r))["layout.blocks"] == "4");
-  CHECK(overrides(step(plan, "tlb_far").sizes_from(r)).count("sweep.array.size") == 1);
-  r.device.memory_bytes = 1ULL << 30;  // too few pages beyond the 'tlb' sweep
-  CHECK(std::holds_alternative<SkipStep>(step(plan, "tlb_far").sizes_from(r)));
+}
+
+namespace {
+
+// (size, stride, iterations) of every point of the topology spec `id` with `sizing`.
+std::vector<std::array<std::uint64_t, 3>> tlb_points(const std::string& id, const StepSizing& sizing) {
+  LoadOptions o;
+  o.overrides = std::get<std::vector<SpecOverride>>(sizing);
+  const Spec spec = load_spec((std::filesystem::path(specs_dir()) / "topology" / (id + ".yaml")).string(), o);
+  std::vector<std::array<std::uint64_t, 3>> out;
+  for (const auto& p : spec.expand())
+    out.push_back({p.experiment.array.size_bytes, p.experiment.array.stride_bytes, p.experiment.iterations});
+  return out;
+}
+
+}  // namespace
+
+TEST_CASE("topology plan: the TLB footprint sweep follows the device's memory and L2") {
+  const auto plan = topology_plan();
+  TopologyResult r;
+  // No facts: the spec's own list (32 GiB, 8192 slots).
+  const auto deflt = tlb_points("tlb", step(plan, "tlb").sizes_from(r));
+  const auto file = tlb_points("tlb", std::vector<SpecOverride>{});
+  CHECK(deflt == file);
+  std::uint64_t largest = 0, most_slots = 0;
+  for (const auto& [n, s, it] : deflt) {
+    largest = std::max(largest, n);
+    most_slots = std::max(most_slots, n / s);
+    CHECK(s % 4096 == tlb_sweeps::kSlotPad);  // a power of two plus the pad
+    CHECK(it >= 4 * (n / s));                 // four rounds: per-page medians of three
+  }
+  CHECK(largest <= (1ull << 32) * 8);          // 2^32 u64 elements: a 32-bit recorded index
+  CHECK(most_slots == 8192);
+  // A 1 GiB device with a 768 KiB L2: arrays to 768 MiB, at most 384 slots (2 KiB of L2 each).
+  r.device.memory_bytes = 1ull << 30;
+  r.cache("l2").size_bytes = 768 * 1024;
+  largest = most_slots = 0;
+  for (const auto& [n, s, it] : tlb_points("tlb", step(plan, "tlb").sizes_from(r))) {
+    largest = std::max(largest, n);
+    most_slots = std::max(most_slots, n / s);
+  }
+  CHECK(largest <= 768ull << 20);
+  CHECK(most_slots <= 384);
+  CHECK(most_slots > 256);
+}
+
+TEST_CASE("topology plan: the later TLB steps sweep around the levels 'tlb' found; the page step past the first") {
+  const auto plan = topology_plan();
+  TopologyResult r;
+  CHECK(std::holds_alternative<SkipStep>(step(plan, "tlb_entries").sizes_from(r)));
+  CHECK(std::holds_alternative<SkipStep>(step(plan, "tlb_sets").sizes_from(r)));
+  auto page = overrides(step(plan, "page_size").sizes_from(r));
+  CHECK(page["array.size"] == "1073741824 B");
+  CHECK(page["sweep.array.stride"] == "{from: 4096 B, to: 134217728 B, factor: 2}");
+  // Levels covering 512 .. 704 MiB and 8 .. 11.3 GiB; the page step saw a 32 MiB
+  // granule: the later steps sweep at 32 MiB + 32 B (consecutive slots in
+  // consecutive entries).
+  r.tlb_row().levels = std::vector<nlohmann::json>{{{"coverage_range_bytes", {536870912, 738197504}}},
+                                                   {{"coverage_range_bytes", {8589934592, 12146704384}}}};
+  r.tlb_row().page_granule_bytes = 33554432;
+  const std::uint64_t stride = 33554432 + tlb_sweeps::kSlotPad;
+  const auto narrow = tlb_points("tlb_entries", step(plan, "tlb_entries").sizes_from(r));
+  REQUIRE(!narrow.empty());
+  CHECK(narrow.size() <= 34);  // the wide one only, about 32 points across it
+  for (const auto& [n, s, it] : narrow) {
+    CHECK(s == stride);
+    CHECK(n / s >= 255);
+    CHECK(n / s <= 364);
+  }
+  const auto stage = tlb_points("tlb_sets", step(plan, "tlb_sets").sizes_from(r));
+  std::size_t small = 0;
+  for (const auto& [n, s, it] : stage) {
+    CHECK(s == stride);
+    if (n / s < 100) {
+      ++small;
+      CHECK(n / s >= 14);  // two below 512 MiB / 32 MiB
+      CHECK(n / s <= 31);  // past 704 MiB / 32 MiB, by 8
+    }
+  }
+  CHECK(small == 31 - 14 + 1);  // one slot at a time
+  page = overrides(step(plan, "page_size").sizes_from(r));
+  CHECK(page["array.size"] == "2147483648 B");  // twice 704 MiB (the first level's coverage), up to a power of two
+  CHECK(page["sweep.array.stride"] == "{from: 4096 B, to: 268435456 B, factor: 2}");
 }

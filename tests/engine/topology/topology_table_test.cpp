@@ -20,9 +20,11 @@ json sample_result() {
                         {"replacement", "lru"}, {"shared_with", {"texture", "readonly"}}, {"per_sm", 1}}},
                 {"shared", {{"latency_cycles", 30}, {"banks", 32}, {"bank_width_bytes", 4},
                             {"driver_per_sm_bytes", 233472}}}}},
-              {"tlb", {{"levels", {{{"entries", 16}, {"coverage_bytes", 33554432}, {"miss_penalty_cycles", 27}},
-                                   {{"entries", 65}, {"coverage_bytes", 136314880}, {"miss_penalty_cycles", 84},
-                                    {"set_sizes", {17, 8, 8}}}}},
+              {"tlb", {{"levels", {{{"entries", 16}, {"reach_bytes", 33554432}, {"pages_per_entry", 16},
+                                    {"coverage_bytes", 536870912}, {"miss_penalty_cycles", 12},
+                                    {"associativity", "full"}, {"sets", 1}, {"set_sizes", {16}}},
+                                   {{"entries", 65}, {"reach_bytes", 2097152}, {"coverage_bytes", 136314880},
+                                    {"miss_penalty_cycles", 84}, {"set_sizes", {17, 8, 8}}}}},
                        {"page_bytes", 2097152}}},
               {"bandwidth",
                {{"global", {{"value", 1234.5}, {"unit", "GB/s"}, {"sms", 4}, {"device_sms", 4},
@@ -50,8 +52,8 @@ TEST_CASE("topology tables: caches, TLB, bandwidth and experiments from topology
 
   const auto tlb = topology_tlb_table(r);
   REQUIRE(tlb.rows.size() == 3);
-  CHECK(tlb.rows[0] == std::vector<std::string>{"L1", "16", "32 MiB", "27", "-"});
-  CHECK(tlb.rows[1][4] == "17,8,8");
+  CHECK(tlb.rows[0] == std::vector<std::string>{"L1", "16", "32 MiB (16 pages)", "512 MiB", "12", "full"});
+  CHECK(tlb.rows[1] == std::vector<std::string>{"L2", "65", "2 MiB", "130 MiB", "84", "17,8,8"});
   CHECK(tlb.rows[2][2] == "2 MiB");
 
   const auto bw = topology_bandwidth_table(r);
@@ -82,8 +84,24 @@ TEST_CASE("a long list of TLB set sizes is shown as its range") {
   json r = sample_result();
   json sizes = json::array();
   for (int i = 0; i < 40; ++i) sizes.push_back(i < 30 ? 1 : 4);
-  r["tlb"]["levels"][0]["set_sizes"] = sizes;
-  CHECK(topology_tlb_table(r).rows[0][4] == "40 sets of 1-4");
+  r["tlb"]["levels"][1]["set_sizes"] = sizes;
+  CHECK(topology_tlb_table(r).rows[1][5] == "40 sets of 1-4");
+  r["tlb"]["levels"][1]["set_sizes"] = json::array({8, 8, 8, 8});
+  CHECK(topology_tlb_table(r).rows[1][5] == "4 sets of 8");
+}
+
+TEST_CASE("TLB rows: entries and coverage as ranges, a lower bound on the sets, a granule that is no page size") {
+  json r = sample_result();
+  r["tlb"] = {{"levels", {{{"entries", nullptr}, {"entries_range", {4096, 5792}}, {"reach_bytes", nullptr},
+                           {"coverage_bytes", nullptr}, {"coverage_range_bytes", {8589934592, 12146704384}},
+                           {"miss_penalty_cycles", 200}, {"sets_at_least", 64}, {"ways", 16}}}},
+              {"page_granule_bytes", 33554432},
+              {"page_note", "saturates at 32 MiB, which is no page size"}};
+  const auto t = topology_tlb_table(r);
+  REQUIRE(t.rows.size() == 2);
+  CHECK(t.rows[0] == std::vector<std::string>{"L1", "4096-5792", "-", "8 GiB .. 11584 MiB", "200", ">= 64 sets x 16"});
+  CHECK(t.rows[1][2] == "? (32 MiB granule: no page size)");
+  CHECK(topology_table(r).find("page size: undetermined: saturates at 32 MiB") != std::string::npos);
 }
 
 TEST_CASE("a TLB without a level found shows why") {

@@ -11,6 +11,7 @@
 #include "engine/device/sim/sim_profile.hpp"
 #include "engine/topology/topology_runner.hpp"
 #include "support/temp_dir.hpp"
+#include "support/tlb_truth.hpp"
 
 using namespace dissect;
 using dissect::test::TempDir;
@@ -157,13 +158,8 @@ void check_profile(const std::string& name) {
   REQUIRE(caches.contains("shared"));
   CHECK(number(caches["shared"], "banks") == truth.shared.banks);
   CHECK(number(caches["shared"], "bank_width_bytes") == static_cast<double>(truth.shared.bank_width));
-  // TLB levels and entries.
-  REQUIRE(r.contains("tlb"));
-  REQUIRE(r["tlb"].contains("levels"));
-  REQUIRE(r["tlb"]["levels"].size() == truth.tlb.size());
-  for (std::size_t i = 0; i < truth.tlb.size(); ++i)
-    CHECK(number(r["tlb"]["levels"][i], "entries") == static_cast<double>(truth.tlb[i].geometry.lines()));
-  CHECK(number(r["tlb"], "page_bytes") == static_cast<double>(truth.tlb[0].geometry.line_bytes));
+  // TLB levels: entries, reach, coverage, penalties, sets; the page.
+  test::check_tlb_truth(r, truth);
 }
 
 }  // namespace

@@ -151,6 +151,36 @@ TEST_CASE("Fermi TLBs: 16-entry L1 TLB, 65-entry L2 TLB with a 17-entry set (see
   CHECK(pass_latencies(68) == std::map<double, int>{{398, 32}, {482, 36}});
 }
 
+TEST_CASE("coalesced TLB entries: one entry holds 16 consecutive 2 MiB pages (tlb-coalesced profile)") {
+  auto dev = sim_device("tlb-coalesced");
+  const double l1_miss = library_profile("tlb-coalesced").tlb[0].miss_penalty;
+  // Latencies of the first timed pass of a chase over `slots` slots `stride` apart.
+  auto pass = [&](int slots, const std::string& stride_bytes, std::uint64_t stride) {
+    const PointTrace t = run_spec_point(
+        dev, chase("cg", std::to_string(static_cast<std::uint64_t>(slots) * stride) + " B", stride_bytes,
+                   "target: tlb\n"));
+    std::map<double, int> count;
+    for (const auto& s : t.samples)
+      if (s.seq < static_cast<std::uint64_t>(slots)) ++count[s.latency];
+    return count;
+  };
+  const std::uint64_t page = 2u << 20;
+  // 256 pages are 16 entries: the 16-entry first level holds them all (one
+  // latency: an L2 hit, no TLB miss).
+  const auto fit = pass(256, "2 MiB", page);
+  REQUIRE(fit.size() == 1);
+  const double hit = fit.begin()->first;
+  CHECK(fit.begin()->second == 256);
+  // One page more is a 17th entry: under LRU every entry misses once a pass,
+  // on the first of its 16 pages; the other 15 find it.
+  const auto over = pass(257, "2 MiB", page);
+  CHECK(over.at(hit + l1_miss) == 17);
+  CHECK(over.at(hit) == 240);
+  // At a stride of the reach every slot is an entry: 16 fit, 17 miss all.
+  CHECK(pass(16, "32 MiB", 16 * page) == std::map<double, int>{{hit, 16}});
+  CHECK(pass(17, "32 MiB", 16 * page) == std::map<double, int>{{hit + l1_miss, 17}});
+}
+
 TEST_CASE("C2070 chain averages: L1 ~80, L2 ~350, global ~580 cycles; L2 lower with L1 off (seed 002)") {
   auto dev = sim_device("tesla-c2070");
   const std::string base = "timing: {mode: chain}\ncarveout: max_shared\n";

@@ -113,6 +113,26 @@ TEST_CASE("a profile decodes into caches, TLB levels, paths and the rest") {
   CHECK(p.ground_truth()["caches"]["l1"]["sets"] == 8);
 }
 
+TEST_CASE("a coalesced TLB level: an entry translates pages_per_entry consecutive pages") {
+  const Profile p = load_profile_text(
+      replace(kMinimal, "  - {name: l1_tlb, page: 2 MiB, entries: 16, miss_penalty: 20}",
+              "  - {name: l1_tlb, page: 2 MiB, pages_per_entry: 16, entries: 16, miss_penalty: 20}"),
+      "tiny.yaml");
+  REQUIRE(p.tlb.size() == 2);
+  CHECK(p.tlb[0].page_bytes == 2u << 20);
+  CHECK(p.tlb[0].pages_per_entry == 16);
+  CHECK(p.tlb[0].geometry.line_bytes == 32u << 20);  // the model's line: one entry's reach
+  CHECK(p.tlb[1].pages_per_entry == 1);
+  CHECK(p.tlb[1].geometry.line_bytes == 2u << 20);
+  CHECK(p.translation_page == 2u << 20);  // translation stays per page
+  const auto t = p.ground_truth()["tlb"];
+  CHECK(t[0]["page_bytes"] == 2u << 20);
+  CHECK(t[0]["pages_per_entry"] == 16);
+  CHECK(t[0]["reach_bytes"] == 32u << 20);
+  CHECK(t[0]["coverage_bytes"] == 512u << 20);
+  CHECK(t[1]["reach_bytes"] == 2u << 20);
+}
+
 TEST_CASE("profile errors name file:line:col") {
   // Unknown key, with a suggestion.
   CHECK(first_error(replace(kMinimal, "    miss_cost: 5", "    mis_cost: 5")) ==
@@ -152,6 +172,18 @@ TEST_CASE("profile errors name file:line:col") {
   // Partitions belong to device-level caches.
   CHECK(first_error(replace(kMinimal, "    miss_cost: 5\n", "    miss_cost: 5\n    partitions: {count: 2, far_latency: 9}\n"))
             .find("only a scope device cache") != std::string::npos);
+}
+
+TEST_CASE("coalesced entries: a power of two, and contiguous frames") {
+  const std::string coalesced = replace(kMinimal, "  - {name: l1_tlb, page: 2 MiB, entries: 16, miss_penalty: 20}",
+                                        "  - {name: l1_tlb, page: 2 MiB, pages_per_entry: 12, entries: 16, miss_penalty: 20}");
+  CHECK(first_error(coalesced).find("tlb[].pages_per_entry must be a power of two") != std::string::npos);
+  const std::string scrambled =
+      replace(replace(kMinimal, "  - {name: l1_tlb, page: 2 MiB, entries: 16, miss_penalty: 20}",
+                      "  - {name: l1_tlb, page: 2 MiB, pages_per_entry: 16, entries: 16, miss_penalty: 20}"),
+              "timer_overhead: 10\n", "timer_overhead: 10\naddress: {translation: scrambled}\n");
+  CHECK(first_error(scrambled).find("needs contiguous frames: address.translation must be identity") !=
+        std::string::npos);
 }
 
 TEST_CASE("every problem of a profile is reported at once") {

@@ -1,0 +1,196 @@
+#include "analyzers/stats/tlb_footprint.hpp"
+
+#include <algorithm>
+#include <cmath>
+
+#include "engine/spec/units.hpp"
+
+namespace dissect::stats {
+namespace {
+
+// Below its span, n slots s apart fit a level of coverage C while (n - 1) s < C
+// (the last slot still inside the entries it holds): a knee (n clean, m
+// missing) puts C in ((n - 1) s, (m - 1) s].
+std::uint64_t cov_lo(const StrideKnee& k) { return (k.clean_slots - 1) * k.stride + 1; }
+std::uint64_t cov_hi(const StrideKnee& k) { return (k.missing_slots - 1) * k.stride; }
+
+bool same_penalty(double a, double b) {
+  return std::fabs(a - b) <= std::max(2.0, 0.35 * std::max(std::fabs(a), std::fabs(b)));
+}
+
+// Slot counts equal to within a tenth (a sweep's grid rounds them).
+bool about(double a, double b) { return std::fabs(a - b) <= 0.1 * std::max(a, b) + 0.5; }
+
+nlohmann::json knee_json(const StrideKnee& k) {
+  return {{"stride_bytes", k.stride}, {"clean_slots", k.clean_slots}, {"missing_slots", k.missing_slots},
+          {"penalty_cycles", k.penalty}};
+}
+
+// One level's knees at consecutive strides (each twice the last): at its
+// coverage the slots halve from stride to stride, past its span they stay.
+struct Chain {
+  std::vector<StrideKnee> knees;
+  std::size_t past_from = 0;  // knees[past_from..] are past the span (knees.size(): none)
+};
+
+}  // namespace
+
+nlohmann::json FootprintLevel::to_json() const {
+  nlohmann::json at = nlohmann::json::array(), past = nlohmann::json::array();
+  for (const auto& k : at_coverage) at.push_back(knee_json(k));
+  for (const auto& k : past_span) past.push_back(knee_json(k));
+  nlohmann::json j{{"coverage_range_bytes", {coverage_lo, coverage_hi}},
+                   {"penalty_cycles", penalty},
+                   {"knees_at_coverage", at},
+                   {"knees_past_span", past}};
+  if (span_hi > 0) j["span_range_bytes"] = {span_lo, span_hi};
+  else j["span_at_least_bytes"] = span_lo;
+  if (span_slots_hi > 0) j["span_slots_range"] = {span_slots_lo, span_slots_hi};
+  return j;
+}
+
+std::vector<FootprintLevel> footprint_levels(std::vector<StrideKnee> knees, std::vector<std::string>& notes) {
+  std::sort(knees.begin(), knees.end(), [](const StrideKnee& a, const StrideKnee& b) {
+    return a.stride != b.stride ? a.stride < b.stride : a.clean_slots < b.clean_slots;
+  });
+  // Knees into chains: each joins the chain whose last knee lies at half its
+  // stride with the same penalty and half its slots (still at the coverage) or
+  // as many (past the span; and every later knee of the chain too).
+  std::vector<Chain> chains;
+  for (const auto& k : knees) {
+    if (k.clean_slots < 1 || k.missing_slots <= k.clean_slots) continue;
+    Chain* best = nullptr;
+    bool best_past = false;
+    for (auto& c : chains) {
+      const StrideKnee& last = c.knees.back();
+      if (2 * (last.stride - last.stride % 4096) != k.stride - k.stride % 4096) continue;  // strides a pad apart
+      if (!same_penalty(k.penalty, last.penalty)) continue;
+      const bool past = c.past_from < c.knees.size();
+      const bool halves = !past && about(static_cast<double>(k.clean_slots), static_cast<double>(last.clean_slots) / 2.0);
+      const bool stays = about(static_cast<double>(k.clean_slots), static_cast<double>(last.clean_slots));
+      if (!halves && !stays) continue;
+      if (best == nullptr || c.knees.size() > best->knees.size()) best = &c, best_past = !halves;
+    }
+    if (best != nullptr) {
+      if (best_past && best->past_from == best->knees.size()) best->past_from = best->knees.size();
+      best->knees.push_back(k);
+      if (!best_past) best->past_from = best->knees.size();
+      continue;
+    }
+    Chain c;
+    c.knees.push_back(k);
+    c.past_from = 1;
+    chains.push_back(std::move(c));
+  }
+  std::vector<FootprintLevel> levels;
+  for (const auto& c : chains) {
+    const StrideKnee& first = c.knees.front();
+    if (c.knees.size() < 2) {
+      notes.push_back("stride " + format_bytes(first.stride) + ": a step of +" +
+                      std::to_string(std::lround(first.penalty)) + " cycles at " +
+                      std::to_string(first.clean_slots) +
+                      " slots is seen at neither neighbouring stride: not claimed as a TLB level");
+      continue;
+    }
+    FootprintLevel L;
+    L.coverage_lo = 0;
+    L.coverage_hi = UINT64_MAX;
+    for (std::size_t i = 0; i < c.knees.size(); ++i) {
+      const auto& k = c.knees[i];
+      if (i < c.past_from) {
+        L.at_coverage.push_back(k);
+        // Soft knees far below the reach may miss the coverage by a grid step:
+        // narrow only where the brackets meet.
+        const std::uint64_t lo = std::max(L.coverage_lo, cov_lo(k)), hi = std::min(L.coverage_hi, cov_hi(k));
+        if (lo <= hi) L.coverage_lo = lo, L.coverage_hi = hi;
+      } else {
+        L.past_span.push_back(k);
+      }
+    }
+    // The penalty where slots come closest to entries of their own (the
+    // largest stride at the coverage): below it a random order lets some
+    // slots find their entry still held by a neighbour.
+    L.penalty = L.at_coverage.back().penalty;
+    L.span_lo = L.at_coverage.back().stride;
+    if (!L.past_span.empty()) {
+      L.span_hi = L.past_span.front().stride;
+      L.span_slots_lo = L.past_span.front().clean_slots;
+      L.span_slots_hi = L.past_span.front().missing_slots - 1;
+    }
+    levels.push_back(std::move(L));
+  }
+  // A level runs out once per series: of two chains with one penalty (to a
+  // tenth) whose knees share strides, within a factor of 4 of coverage, the
+  // longer is the level, the other an echo of it (pages whose first latency
+  // already carried a miss).
+  std::stable_sort(levels.begin(), levels.end(), [](const FootprintLevel& a, const FootprintLevel& b) {
+    return a.at_coverage.size() + a.past_span.size() > b.at_coverage.size() + b.past_span.size();
+  });
+  std::vector<FootprintLevel> distinct;
+  for (auto& L : levels) {
+    bool echo = false;
+    for (const auto& K : distinct) {
+      if (std::fabs(L.penalty - K.penalty) > std::max(1.0, 0.1 * std::max(L.penalty, K.penalty))) continue;
+      if (L.coverage_lo > 4 * K.coverage_hi || K.coverage_lo > 4 * L.coverage_hi) continue;
+      for (const auto& a : L.at_coverage) {
+        for (const auto& b : K.at_coverage) echo = echo || a.stride == b.stride;
+        for (const auto& b : K.past_span) echo = echo || a.stride == b.stride;
+      }
+    }
+    if (echo) {
+      notes.push_back("a step of +" + std::to_string(std::lround(L.penalty)) + " cycles from " +
+                      format_bytes(L.coverage_lo) + " on repeats a level found at the same strides: left out");
+      continue;
+    }
+    distinct.push_back(std::move(L));
+  }
+  levels = std::move(distinct);
+  std::sort(levels.begin(), levels.end(),
+            [](const FootprintLevel& a, const FootprintLevel& b) { return a.coverage_lo < b.coverage_lo; });
+  // Two levels running out together (at strides past both spans their slots
+  // coincide): a chain whose penalty is the sum of smaller levels', at a
+  // footprint past theirs, is no level of its own.
+  std::vector<FootprintLevel> kept;
+  for (const auto& L : levels) {
+    bool merged = false;
+    for (std::size_t a = 0; a < kept.size() && !merged; ++a) {
+      double sum = kept[a].penalty;
+      for (std::size_t b = a + 1; b < kept.size() && !merged; ++b) {
+        sum += kept[b].penalty;
+        merged = same_penalty(L.penalty, sum) && L.coverage_lo > kept[b].coverage_hi;
+      }
+    }
+    if (merged) {
+      notes.push_back("a step of +" + std::to_string(std::lround(L.penalty)) + " cycles from " +
+                      format_bytes(L.coverage_lo) + " on is levels found already running out together: left out");
+      continue;
+    }
+    // The same level twice (two chains of it, broken where a stride lost it):
+    // at the same coverage, or going on past a level's span with its slots.
+    bool dup = false;
+    for (auto& K : kept) {
+      if (!same_penalty(L.penalty, K.penalty)) continue;
+      const auto& first = L.at_coverage.front();
+      const std::uint64_t k_slots = K.past_span.empty() ? K.at_coverage.back().clean_slots : K.span_slots_lo;
+      const bool goes_on = first.stride > K.span_lo && about(static_cast<double>(first.clean_slots),
+                                                             static_cast<double>(k_slots));
+      if (goes_on) {
+        dup = true;
+        for (const auto& k : L.at_coverage) K.past_span.push_back(k);
+        for (const auto& k : L.past_span) K.past_span.push_back(k);
+        if (K.span_hi == 0 || first.stride < K.span_hi) {
+          K.span_hi = first.stride;
+          K.span_slots_lo = first.clean_slots;
+          K.span_slots_hi = first.missing_slots - 1;
+        }
+      } else if (L.coverage_lo <= K.coverage_hi && K.coverage_lo <= L.coverage_hi) {
+        dup = true;
+        if (L.at_coverage.size() + L.past_span.size() > K.at_coverage.size() + K.past_span.size()) K = L;
+      }
+    }
+    if (!dup) kept.push_back(L);
+  }
+  return kept;
+}
+
+}  // namespace dissect::stats

@@ -1,0 +1,191 @@
+#include "engine/topology/tlb_sweeps.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <optional>
+
+namespace dissect::tlb_sweeps {
+namespace {
+
+constexpr std::uint64_t kMinStride = 4096, kMaxStride = 1ull << 30;
+constexpr std::uint64_t kMaxSlots = 8192;
+constexpr std::uint64_t kL2BytesPerSlot = 2048;
+// Coverages 'tlb' left wider than this many slots are narrowed first
+// ('tlb_entries'), across about kNarrowPoints points.
+constexpr std::uint64_t kNarrow = 48, kNarrowPoints = 32;
+// Past a level's coverage, 'tlb_sets' adds slots until every set has overflowed
+// (a quarter of the slots: sets of four ways or more; at least 8, at most 64).
+constexpr std::uint64_t kStageMinExtra = 8, kStageMaxExtra = 64;
+// Points per level of 'tlb_sets': a narrowed range and its extra fit one slot apart.
+constexpr std::uint64_t kStagePoints = 128;
+
+// Timed accesses of a chase over `slots` slots: four rounds (the first is left
+// out by the tlb analyzer, the median of three per page), at least 512.
+std::uint64_t iterations_for(std::uint64_t slots) { return std::max<std::uint64_t>(512, 4 * slots); }
+
+// The largest array goes first: a GPU backend that keeps one buffer for the
+// arrays of a run (and grows it when an array does not fit) then holds every
+// later array where it lies, so that each page keeps its physical frame, hence
+// its L2 partition, from point to point (the tlb analyzer reads each page
+// against itself).
+void largest_first(std::vector<std::uint64_t>& sizes, std::vector<std::uint64_t>& strides,
+                   std::vector<std::uint64_t>& iterations) {
+  if (sizes.empty()) return;
+  const auto i = static_cast<std::size_t>(std::max_element(sizes.begin(), sizes.end()) - sizes.begin());
+  std::rotate(sizes.begin(), sizes.begin() + static_cast<std::ptrdiff_t>(i), sizes.begin() + static_cast<std::ptrdiff_t>(i) + 1);
+  std::rotate(strides.begin(), strides.begin() + static_cast<std::ptrdiff_t>(i), strides.begin() + static_cast<std::ptrdiff_t>(i) + 1);
+  std::rotate(iterations.begin(), iterations.begin() + static_cast<std::ptrdiff_t>(i),
+              iterations.begin() + static_cast<std::ptrdiff_t>(i) + 1);
+}
+
+std::string zip(std::vector<std::uint64_t> sizes, std::vector<std::uint64_t> strides,
+                std::vector<std::uint64_t> iterations) {
+  largest_first(sizes, strides, iterations);
+  auto list = [](const std::vector<std::uint64_t>& v, const char* unit) {
+    std::string s = "[";
+    for (std::size_t i = 0; i < v.size(); ++i) s += (i == 0 ? "" : ", ") + std::to_string(v[i]) + unit;
+    return s + "]";
+  };
+  return "{zip: [{array.size: " + list(sizes, " B") + ", array.stride: " + list(strides, " B") +
+         ", iterations: " + list(iterations, "") + "}]}";
+}
+
+std::uint64_t pow2_floor(std::uint64_t v) {
+  std::uint64_t p = 1;
+  while (p * 2 <= v) p *= 2;
+  return p;
+}
+
+struct Bounds {
+  std::uint64_t cov_lo = 0, cov_hi = 0;  // the level's coverage in [lo, hi]
+  std::uint64_t stride = 0;              // the stride to sweep it at (with the pad)
+};
+
+// A level record of 'tlb' (narrowed by 'tlb_entries'): its coverage, and the
+// stride to sweep it at: the page (or the granule the page step measured: the
+// finest reach), so that consecutive slots fill consecutive entries and every
+// set alike; else the smallest stride the level was seen at. Doubled while the
+// level would take more slots than a chase may have.
+std::optional<Bounds> bounds_of(const TopologyResult& r, const nlohmann::json& L, const Limits& limits) {
+  Bounds b;
+  if (L.contains("coverage_bytes") && L["coverage_bytes"].is_number()) {
+    b.cov_lo = b.cov_hi = L["coverage_bytes"].get<std::uint64_t>();
+  } else if (L.contains("coverage_range_bytes") && L["coverage_range_bytes"].is_array() &&
+             L["coverage_range_bytes"].size() == 2) {
+    b.cov_lo = L["coverage_range_bytes"][0].get<std::uint64_t>();
+    b.cov_hi = L["coverage_range_bytes"][1].get<std::uint64_t>();
+  } else {
+    return std::nullopt;
+  }
+  if (b.cov_lo < 1 || b.cov_hi < b.cov_lo) return std::nullopt;
+  std::uint64_t g = 0;
+  if (r.tlb->page_bytes) g = *r.tlb->page_bytes;
+  else if (r.tlb->page_granule_bytes) g = *r.tlb->page_granule_bytes;
+  if (g == 0 && L.contains("knees_at_coverage") && L["knees_at_coverage"].is_array() &&
+      !L["knees_at_coverage"].empty())
+    g = pow2_floor(L["knees_at_coverage"][0].value("stride_bytes", std::uint64_t{0}));
+  if (g < kMinStride) g = kMinStride;
+  while (b.cov_hi / g + 2 > limits.slot_cap && g < kMaxStride) g *= 2;
+  b.stride = g + kSlotPad;
+  return b;
+}
+
+}  // namespace
+
+Limits limits(const TopologyResult& r) {
+  Limits l;
+  l.footprint_cap = (1ull << 32) * 8;
+  if (r.device.memory_bytes) l.footprint_cap = std::min(l.footprint_cap, *r.device.memory_bytes / 4 * 3);
+  l.slot_cap = kMaxSlots;
+  std::optional<std::uint64_t> l2 = r.size_of("l2");
+  if (!l2) l2 = r.driver.l2_bytes;
+  if (l2 && *l2 > 0) l.slot_cap = std::clamp<std::uint64_t>(*l2 / kL2BytesPerSlot, 4, kMaxSlots);
+  return l;
+}
+
+std::vector<SpecOverride> footprint_sweep(const Limits& limits) {
+  // Slots 2, 3, 4, 6, 8, 11, 16, ...: round(2^(j/2)).
+  std::vector<std::uint64_t> grid;
+  for (int j = 2; j < 64; ++j) {
+    const auto n = static_cast<std::uint64_t>(std::llround(std::pow(2.0, j / 2.0)));
+    if (n > limits.slot_cap) break;
+    if (grid.empty() || grid.back() != n) grid.push_back(n);
+  }
+  std::vector<std::uint64_t> sizes, strides, iterations;
+  for (std::uint64_t p = kMinStride; p <= kMaxStride; p *= 2) {
+    const std::uint64_t s = p + kSlotPad;
+    for (auto n : grid) {
+      if (n * s > limits.footprint_cap) break;
+      sizes.push_back(n * s);
+      strides.push_back(s);
+      iterations.push_back(iterations_for(n));
+    }
+  }
+  return {{"sweep", zip(sizes, strides, iterations)}};
+}
+
+std::vector<Range> entry_ranges(const TopologyResult& r) {
+  std::vector<Range> out;
+  if (!r.tlb || !r.tlb->levels) return out;
+  const Limits lim = limits(r);
+  for (std::size_t i = 0; i < r.tlb->levels->size(); ++i) {
+    const auto b = bounds_of(r, (*r.tlb->levels)[i], lim);
+    if (!b) continue;
+    Range g;
+    g.level = i;
+    g.stride = b->stride;
+    const std::uint64_t unit = b->stride - kSlotPad;
+    g.from_slots = std::max<std::uint64_t>(2, b->cov_lo / unit);
+    g.to_slots = b->cov_hi / unit + 2;
+    if (g.to_slots - g.from_slots <= kNarrow) continue;
+    g.step_slots = (g.to_slots - g.from_slots + kNarrowPoints - 1) / kNarrowPoints;
+    out.push_back(g);
+  }
+  return out;
+}
+
+std::vector<Range> stage_ranges(const TopologyResult& r) {
+  std::vector<Range> out;
+  if (!r.tlb || !r.tlb->levels) return out;
+  const Limits lim = limits(r);
+  for (std::size_t i = 0; i < r.tlb->levels->size(); ++i) {
+    const auto b = bounds_of(r, (*r.tlb->levels)[i], lim);
+    if (!b) continue;
+    Range g;
+    g.level = i;
+    g.stride = b->stride;
+    const std::uint64_t unit = b->stride - kSlotPad;
+    const std::uint64_t lo = b->cov_lo / unit, hi = b->cov_hi / unit + 1;
+    g.from_slots = lo > 4 ? lo - 2 : 2;
+    g.to_slots = hi + std::clamp(hi / 4, kStageMinExtra, kStageMaxExtra);
+    // One slot at a time where the range is narrow enough; a wide one (no
+    // narrowing measured) is crossed in as many steps, and gives no sets.
+    g.step_slots = (g.to_slots - g.from_slots + kStagePoints - 1) / kStagePoints;
+    out.push_back(g);
+  }
+  return out;
+}
+
+std::vector<SpecOverride> range_sweep(const std::vector<Range>& ranges, const Limits& limits) {
+  std::vector<std::uint64_t> sizes, strides, iterations;
+  for (const auto& g : ranges)
+    for (std::uint64_t n = g.from_slots; n <= g.to_slots; n += g.step_slots) {
+      if (n * g.stride > limits.footprint_cap) break;
+      sizes.push_back(n * g.stride);
+      strides.push_back(g.stride);
+      iterations.push_back(iterations_for(n));
+    }
+  return {{"sweep", zip(sizes, strides, iterations)}};
+}
+
+const Range* range_of(const std::vector<Range>& ranges, const nlohmann::json& level) {
+  if (!level.contains("stride_bytes") || !level.contains("knee_slots") || !level["knee_slots"].is_number())
+    return nullptr;
+  const auto stride = level["stride_bytes"].get<std::uint64_t>();
+  const auto entries = level["knee_slots"].get<std::uint64_t>();
+  for (const auto& g : ranges)
+    if (g.stride == stride && g.from_slots <= entries && entries <= g.to_slots) return &g;
+  return nullptr;
+}
+
+}  // namespace dissect::tlb_sweeps

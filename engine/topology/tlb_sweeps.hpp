@@ -1,0 +1,64 @@
+#pragma once
+// The sweeps of the topology's TLB steps, from what the earlier steps measured
+// (specs/topology/tlb*.yaml say why each is built so):
+//   tlb          where each level runs out: strides 4 KiB .. 1 GiB, slots growing
+//                by factors of sqrt 2, random order over the slots;
+//   tlb_entries  a level whose coverage 'tlb' bracketed widely: about 32 points
+//                across the bracket;
+//   tlb_sets     every level: one slot at a time from below its coverage to past
+//                it (the stage method: entries, reach, sets).
+// The last two sweep at the granule the page step measured (the page, or the
+// reach of coalesced entries), plus the pad: consecutive slots in consecutive
+// entries, every set filled alike. The absorbing side needs the same ranges to
+// tell which level a finding belongs to, hence one place for both.
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "engine/spec/spec.hpp"
+#include "engine/topology/topology_result.hpp"
+
+namespace dissect::tlb_sweeps {
+
+// Each slot lies a power of two plus this far from the last: every slot in a
+// page (or entry) of its own at strides from the page up, while the data spread
+// over the sets of a modulo-indexed L2 (a 2 MiB stride fills only 7 of the
+// C2070's 1792 L2 sets: its L2 misses from about 96 pages on looked like a TLB
+// level).
+inline constexpr std::uint64_t kSlotPad = 32;
+
+struct Limits {
+  std::uint64_t footprint_cap = 0;  // the largest array
+  std::uint64_t slot_cap = 0;       // the most slots of one chase
+};
+
+// Footprint: three quarters of the device memory, and at most 2^32 u64
+// elements (per-access samples record an element index in 32 bits). Slots: at
+// most 8192, and few enough that their lines stay in the L2 (one per 2 KiB of
+// the measured L2, the driver's figure where none was measured: a line each,
+// with room for strides that crowd a modulo-indexed L2's sets): an array whose
+// lines overflow the L2 adds a latency level of its own.
+Limits limits(const TopologyResult& r);
+
+// The 'tlb' step: {zip: [{array.size, array.stride, iterations}]}.
+std::vector<SpecOverride> footprint_sweep(const Limits& limits);
+
+// A range of N around one TLB level (index into TlbResult::levels).
+struct Range {
+  std::size_t level = 0;
+  std::uint64_t stride = 0;
+  std::uint64_t from_slots = 0, to_slots = 0, step_slots = 1;
+};
+
+// 'tlb_entries': the levels whose coverage 'tlb' left more than 48 slots wide.
+std::vector<Range> entry_ranges(const TopologyResult& r);
+// 'tlb_sets': every level whose coverage is known to some range.
+std::vector<Range> stage_ranges(const TopologyResult& r);
+// The sweep of a list of ranges: {zip: [{array.size, array.stride, iterations}]}.
+std::vector<SpecOverride> range_sweep(const std::vector<Range>& ranges, const Limits& limits);
+
+// The range (of `ranges`) a level record of a 'tlb_entries' or 'tlb_sets'
+// finding was measured in: the same stride, its entries inside the range.
+const Range* range_of(const std::vector<Range>& ranges, const nlohmann::json& level);
+
+}  // namespace dissect::tlb_sweeps

@@ -1,0 +1,75 @@
+#include "analyzers/stats/tlb_footprint.hpp"
+
+#include <doctest/doctest.h>
+
+#include <cmath>
+
+using namespace dissect::stats;
+
+namespace {
+
+constexpr std::uint64_t kMiB = 1ull << 20;
+
+// The knee a level shows at stride s: slots on a sqrt-2 grid, the last that fit
+// and the next; below the span at the coverage, past it at `span_slots` slots.
+StrideKnee knee(std::uint64_t stride, std::uint64_t coverage, std::uint64_t span, std::uint64_t span_slots,
+                double penalty) {
+  std::vector<std::uint64_t> grid;
+  for (int j = 2; j < 40; ++j) {
+    const auto n = static_cast<std::uint64_t>(std::llround(std::pow(2.0, j / 2.0)));
+    if (grid.empty() || grid.back() != n) grid.push_back(n);
+  }
+  const std::uint64_t s = stride + 32;
+  auto fits = [&](std::uint64_t n) { return stride <= span ? (n - 1) * s < coverage : n <= span_slots; };
+  std::size_t i = 0;
+  while (fits(grid[i + 1])) ++i;
+  return {s, grid[i], grid[i + 1], penalty, 0};
+}
+
+}  // namespace
+
+TEST_CASE("tlb_footprint: coverage below the span, span and its slots above it, per level") {
+  // 16 entries of 32 MiB, fully associative (span 32 MiB, 16 slots past it);
+  // 256 entries of 2 MiB in 32 sets of 8 at 8 GiB (span 64 MiB, 8 ways past it).
+  std::vector<StrideKnee> knees;
+  for (std::uint64_t s = 1 * kMiB; s <= 1024 * kMiB; s *= 2) {
+    knees.push_back(knee(s, 512 * kMiB, 32 * kMiB, 16, 12));
+    if (s >= 2 * kMiB) knees.push_back(knee(s, 8192 * kMiB, 1024 * kMiB, 8, 60));
+  }
+  std::vector<std::string> notes;
+  const auto levels = footprint_levels(knees, notes);
+  REQUIRE(levels.size() == 2);
+  CHECK(levels[0].coverage_lo <= 512 * kMiB);
+  CHECK(levels[0].coverage_hi >= 512 * kMiB);
+  CHECK(levels[0].span_lo == 32 * kMiB + 32);
+  CHECK(levels[0].span_hi == 64 * kMiB + 32);
+  CHECK(levels[0].span_slots_lo == 16);
+  CHECK(levels[1].coverage_lo <= 8192 * kMiB);
+  CHECK(levels[1].coverage_hi >= 8192 * kMiB);
+  CHECK(levels[1].penalty == 60);
+  CHECK(levels[1].span_lo == 1024 * kMiB + 32);
+  CHECK(levels[1].span_hi == 0);  // the sweep ends before the span: not seen past it
+}
+
+TEST_CASE("tlb_footprint: a step at one stride only, or two levels running out together, is no level") {
+  std::vector<StrideKnee> knees;
+  for (std::uint64_t s = 1 * kMiB; s <= 64 * kMiB; s *= 2) {
+    knees.push_back(knee(s, 32 * kMiB, 2 * kMiB, 16, 27));
+    knees.push_back(knee(s, 130 * kMiB, 8 * kMiB, 16, 84));
+  }
+  knees.push_back({1 * kMiB + 32, 512, 724, 184, 0});   // a data cache overflowing at one stride
+  knees.push_back({256 * kMiB + 32, 16, 23, 111, 0});   // both levels past their spans, together
+  knees.push_back({512 * kMiB + 32, 16, 23, 111, 0});
+  std::vector<std::string> notes;
+  const auto levels = footprint_levels(knees, notes);
+  REQUIRE(levels.size() == 2);
+  CHECK(levels[0].penalty == 27);
+  CHECK(levels[1].penalty == 84);
+  bool single = false, merged = false;
+  for (const auto& n : notes) {
+    single = single || n.find("seen at neither neighbouring stride") != std::string::npos;
+    merged = merged || n.find("running out together") != std::string::npos;
+  }
+  CHECK(single);
+  CHECK(merged);
+}

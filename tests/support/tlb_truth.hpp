@@ -1,0 +1,60 @@
+#pragma once
+// The TLB rows of a topology.json against a simulated GPU's profile: every level
+// with its entries, the reach of one entry (page x pages per entry), coverage,
+// its own miss penalty and its sets (fully associative is one set; a stage
+// sweep that ends inside the staircase gives a lower bound and the ways), and
+// the page size (a profile whose entries all coalesce pages shows only the
+// reach: then no page size, the granule measured instead).
+#include <doctest/doctest.h>
+
+#include <nlohmann/json.hpp>
+
+#include "engine/device/sim/sim_profile.hpp"
+
+namespace dissect::test {
+
+inline void check_tlb_truth(const nlohmann::json& r, const sim::Profile& truth) {
+  REQUIRE(r.contains("tlb"));
+  const nlohmann::json& t = r["tlb"];
+  INFO(t.dump().substr(0, 4000));
+  REQUIRE(t.contains("levels"));
+  REQUIRE(t["levels"].size() == truth.tlb.size());
+  bool every_level_coalesces = true;
+  for (std::size_t i = 0; i < truth.tlb.size(); ++i) {
+    CAPTURE(i);
+    const sim::TlbLevelSpec& want = truth.tlb[i];
+    const nlohmann::json& got = t["levels"][i];
+    every_level_coalesces = every_level_coalesces && want.pages_per_entry > 1;
+    CHECK(got["entries"] == want.geometry.lines());
+    CHECK(got["reach_bytes"] == want.geometry.line_bytes);
+    CHECK(got["coverage_bytes"] == want.geometry.capacity_bytes());
+    CHECK(got["miss_penalty_cycles"].get<double>() == doctest::Approx(want.miss_penalty).epsilon(0.1));
+    if (want.geometry.sets() == 1) {
+      CHECK(got["associativity"] == "full");
+    } else {
+      CHECK(got["associativity"] == "set-associative");
+      if (got["sets"].is_number()) {
+        CHECK(got["sets"] == want.geometry.sets());
+        auto sizes = got["set_sizes"].get<std::vector<std::uint32_t>>();
+        auto ways = want.geometry.set_ways;
+        std::sort(sizes.begin(), sizes.end());
+        std::sort(ways.begin(), ways.end());
+        CHECK(sizes == ways);
+      } else {
+        REQUIRE(got.contains("sets_at_least"));
+        CHECK(got["sets_at_least"].get<std::uint32_t>() <= want.geometry.sets());
+        CHECK(got["ways"] == want.geometry.uniform_ways());
+      }
+    }
+  }
+  if (every_level_coalesces) {
+    CHECK_FALSE(t.contains("page_bytes"));
+    CHECK(t["page_granule_bytes"] == truth.tlb.front().geometry.line_bytes);
+    CHECK(t["page_note"].get<std::string>().find("not a page size") != std::string::npos);
+  } else {
+    CHECK(t["page_bytes"] == truth.tlb.front().page_bytes);
+    for (std::size_t i = 0; i < truth.tlb.size(); ++i) CHECK(t["levels"][i]["pages_per_entry"] == truth.tlb[i].pages_per_entry);
+  }
+}
+
+}  // namespace dissect::test
