@@ -1,5 +1,8 @@
 #include <doctest/doctest.h>
 
+#include <string>
+
+#include "engine/bundle/bundle.hpp"
 #include "support/analysis.hpp"
 #include "support/ref_model.hpp"
 
@@ -135,4 +138,18 @@ TEST_CASE("page_size: a granule that is no page size is reported as measured, no
   const Finding g = test::analyze(reach_sweep(32ull << 20, 16, 1ull << 30, 128ull << 20, true), "page_size",
                                   {{"page_sizes", "4 KiB, 32 MiB"}});
   CHECK(g.value == (32ull << 20));
+}
+
+TEST_CASE("page_size: Meltzer's sweep on an H100 and an H200 (real traces) names no page NVIDIA does not use") {
+  // Both saturate at 16 MiB: no page size of the page tables, so the page is undetermined and
+  // the figure is kept as measured (issue 16 and 17: it was reported as a 16 MiB page).
+  for (const char* dir : {"h100_meltzer_page_size", "h200_meltzer_page_size"}) {
+    CAPTURE(dir);
+    const Bundle b = read_bundle(std::string(DISSECT_TEST_DATA "/analyzers/gpu_traces/") + dir);
+    const Finding f = test::analyze(b.traces, "page_size");
+    INFO(f.to_json().dump());
+    CHECK(f.value.is_null());
+    CHECK(f.details["saturation_stride_bytes"] == 16u << 20);
+    CHECK(test::reason(f).find("not a page size") != std::string::npos);
+  }
 }
