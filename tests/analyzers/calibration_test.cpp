@@ -491,12 +491,12 @@ TEST_CASE("calibration: findings at confidence >= 0.9 are right 95 % of the time
 
   // The claim, per analyzer: at confidence >= 0.9, at least 95 % right.
   // Not asserted (reported, with every confident wrong finding as a reproducer):
-  //   tlb  misses a first TLB level whose penalty lies within the jitter (and
-  //        reads a fully associative first level as 2 sets) at confidence 1:
-  //        about 12 % of its confident findings are wrong. analyzers/tlb.cpp is
-  //        being rewritten on another branch; the lead decides when it joins.
+  //   tlb  counts the levels it sees at full confidence even where a first TLB
+  //        level's penalty lies within the per-page jitter and so cannot be
+  //        seen: its confidence must fall with the detection limit (open work,
+  //        issue 16/17); the count is right where the levels stand out.
   const std::map<std::string, std::string> not_asserted = {
-      {"tlb", "analyzers/tlb.cpp is being rewritten on another branch"}};
+      {"tlb", "a level hidden in the jitter is not reflected in the confidence yet (issues 16, 17)"}};
   const std::size_t min_confident = 30;
   int pooled_n = 0, pooled_right = 0;
   for (const auto& [a, v] : bins) {
