@@ -79,11 +79,13 @@ class CacheSizeAnalyzer final : public Analyzer {
     for (std::size_t i = 0; i < groups.size(); ++i) {
       auto fixed = groups[i]->fixed;
       const auto s = fixed.find("stride_bytes");
-      if (s == fixed.end() || out[i].value.is_null() || !out[i].details.contains("bracket_bytes")) continue;
+      if (s == fixed.end() || groups[i]->points.front()->stride_bytes() == 0 || out[i].value.is_null() ||
+          !out[i].details.contains("bracket_bytes"))
+        continue;
       fixed.erase(s);
       families[nlohmann::json(fixed).dump()].push_back(i);
     }
-    auto stride_of = [&](std::size_t i) { return std::stoull(groups[i]->fixed.at("stride_bytes")); };
+    auto stride_of = [&](std::size_t i) { return groups[i]->points.front()->stride_bytes(); };
     for (auto& [key, members] : families) {
       if (members.size() < 2) continue;
       std::sort(members.begin(), members.end(), [&](auto a, auto b) { return stride_of(a) < stride_of(b); });

@@ -198,9 +198,9 @@ class LineCapacityAnalyzer final : public Analyzer {
     // Confidence: how far the two decisive block sizes lie from the fill bar
     // (full_share of the peak): the line's share above it, the best-fitting
     // larger block's below it, the nearer of the two in units of the peak, full
-    // from 0.15 on; and whether the sizes above the line all fit. A line at
-    // 0.69 of the peak is a real one (the H100's L2: sectors make blocks under
-    // the line overflow more, 64 B blocks +43 %, 128 B +30 %); a block at half
+    // from 0.15 on; and whether the sizes above the line all fit. In a sectored
+    // cache blocks under the line overflow more than the line itself, so the
+    // line may sit well below the peak and still be the line; a block at half
     // the peak may be the line or the conflict misses of twice the line.
     const double margin = peak > 0 ? std::min(line_share / peak - full_share, full_share - highest_fitting / peak) : 0;
     f.details["fill_margin"] = margin;

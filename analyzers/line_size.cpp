@@ -306,7 +306,7 @@ class LineSizeAnalyzer final : public Analyzer {
     f.summary = format_bytes(line) + (fetch_bytes.is_number() && fetch != line ? " (fetch " + format_bytes(fetch) + ")" : "") +
                 ": " + how;
     // Said in the summary, not only in details: a sectored cache (Volta on) shows its sector here.
-    if (f.details.contains("fetch_note")) f.summary += " (the line, or a sector of a line a multiple of it: nothing here tells them apart)";
+    if (f.details.contains("fetch_note")) f.summary += " (the line, or a sector of a line that is a multiple of it: nothing here tells them apart)";
     return f;
   }
 };

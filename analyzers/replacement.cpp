@@ -203,9 +203,10 @@ class ReplacementAnalyzer final : public Analyzer {
     }
     // The measured rate replaces the tolerated one only where it is smaller.
     const double noise = agree.compared > 0 ? std::min(noise_param, agree.rate_bound()) : noise_param;
-    // A control: a point of the same series at half the N or less. Past C the miss share of a
-    // cyclic chase grows with N whatever the policy, so where a point of twice the N misses no
-    // more often than the smaller one, neither point's misses come from overflowing the cache:
+    // A control: a point of the same series at half the N or less that misses less than half its
+    // accesses. Past C the miss share of a cyclic chase grows with N until it saturates, so where
+    // a point of twice the N misses no more often than such a control, neither point's misses
+    // come from overflowing the cache:
     // per-access sample stores evicting lines, or other traffic (a Fermi-sized N = C + b on a
     // GPU whose L1 is larger shows exactly this). Both are left out.
     auto miss_share = [](const stats::PassGrid& g) {
@@ -221,6 +222,9 @@ class ReplacementAnalyzer final : public Analyzer {
           continue;
         if (small.grid.count(1) == 0) continue;  // a clean control: the larger point's misses stand
         const double control_rate = miss_share(small.grid);
+        // A control that misses most of its accesses is past the capacity itself (LRU overflowed
+        // misses everything at both sizes): no control.
+        if (control_rate >= 0.5) continue;
         if (stats::binomial_sf(large.grid.count(1), large.grid.known(), std::max(control_rate, 1e-7)) < alpha) continue;
         within_control[i] = within_control[j] = true;
         beneath_control.push_back({{"point_id", large.point->point_id},
@@ -260,8 +264,8 @@ class ReplacementAnalyzer final : public Analyzer {
     if (informative.empty() && !beneath_control.empty()) {
       Finding u = stats::undetermined(
           name(), "",
-          "the points past the control miss no more often than the control (the smallest N of their series, which "
-          "should fit): those misses are not the policy's (sample stores, other traffic), or no N overflows the cache");
+          "the points miss no more often than a control of the same series at half their N or less: misses that "
+          "do not grow with N are not the policy's (sample stores, other traffic), or no N overflows the cache");
       u.evidence["points_within_control"] = beneath_control;
       return {u};
     }

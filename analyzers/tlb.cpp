@@ -164,27 +164,36 @@ class TlbAnalyzer final : public Analyzer {
             {"min_penalty", "2", "cycles a level must add over the one below to count"}};
   }
   std::vector<Finding> analyze(const TraceSet& traces, const AnalyzerParams& params) const override {
-    const auto min_stride = static_cast<std::uint64_t>(params.number("min_stride", 4096));
+    // At least one byte: stride-0 points (imported traces without a stride) are no TLB series.
+    const auto min_stride = static_cast<std::uint64_t>(std::max(1.0, params.number("min_stride", 4096)));
     auto groups = stats::group_points(traces, "size_bytes", [&](const PointTrace& p) {
       return p.param("kernel", "pchase") == "pchase" && p.stride_bytes() >= min_stride;
     });
     const bool combine = params.text("strides", "combine") != "separate";
-    min_penalty_ = params.number("min_penalty", 2);
+    const double min_penalty = params.number("min_penalty", 2);
     std::vector<Series> series;
     for (const auto& g : groups)
       for (auto& run : runs(g.points, combine)) {
         if (run.size() < 3) continue;
-        series.push_back(analyze_series(run));
+        series.push_back(analyze_series(run, min_penalty));
       }
     if (series.empty())
       return {stats::undetermined(name(), "levels",
                                   "no series over N with a stride of at least " + format_bytes(min_stride) +
                                       " (tlb needs one slot per page and N growing)")};
     std::sort(series.begin(), series.end(), [](const Series& a, const Series& b) { return a.stride < b.stride; });
+    // Several strides are one footprint sweep, whether or not each found a level: a knee that
+    // only one stride shows is for the combined reading to reject, not to be listed alone.
     std::map<std::uint64_t, int> strides;
-    for (const auto& s : series)
-      if (!s.levels.empty()) ++strides[s.stride];
-    const double page = params.number("page_bytes", 0);
+    for (const auto& s : series) ++strides[s.stride];
+    double page = 0;
+    if (const std::string text = params.text("page_bytes", ""); !text.empty()) {
+      std::string error;
+      const auto q = parse_quantity(text, "B", error);
+      if (!q || q->unit != QuantityUnit::bytes || q->amount < 1 || q->amount > (std::uint64_t{1} << 50))
+        return {stats::undetermined(name(), "levels", "page_bytes '" + text + "' is no size in bytes")};
+      page = static_cast<double>(q->amount);
+    }
     if (combine && strides.size() >= 2) return {combined(series, page)};
     return {listed(series, page)};
   }
@@ -210,7 +219,7 @@ class TlbAnalyzer final : public Analyzer {
     return out;
   }
 
-  Series analyze_series(const std::vector<const PointTrace*>& points) const {
+  Series analyze_series(const std::vector<const PointTrace*>& points, double min_penalty) const {
     Series S;
     const std::uint64_t stride = points.front()->stride_bytes();
     S.stride = stride;
@@ -342,8 +351,8 @@ class TlbAnalyzer final : public Analyzer {
           break;
         }
       const double base_now = rep_top.empty() ? model.levels[static_cast<std::size_t>(hit)].median : rep_top.back();
-      if (lv.median - base_now < min_penalty_) {
-        S.notes.push_back(level_label + " adds less than " + stats::fmt(min_penalty_) +
+      if (lv.median - base_now < min_penalty) {
+        S.notes.push_back(level_label + " adds less than " + stats::fmt(min_penalty) +
                           " cycles over the level below: not counted as a TLB level");
         continue;
       }
@@ -619,7 +628,6 @@ class TlbAnalyzer final : public Analyzer {
     return s;
   }
 
-  mutable double min_penalty_ = 2;
   static constexpr const char* kScopeNote =
       "per SM or shared between SMs: not measured (two SMs chasing at once, which no kernel family runs yet)";
 };

@@ -5,7 +5,7 @@
 # Usage (from the repository root, on the GPU machine): bench/gpu_resume_check.sh [--device D]
 # Environment: OUT (results, default /tmp/dissect-resume/out), WORK (run directories, default
 # /tmp/dissect-resume/work), STEPS (topology steps, default five latency and size steps),
-# SPEC (the run's spec, default specs/meltzer/saavedra_cg.yaml: one point at a time), AFTER
+# SPEC (the run's spec, default specs/meltzer/saavedra_ca.yaml: one point at a time, knees found), AFTER
 # (seconds before SIGINT; default half the uninterrupted run's time).
 #
 # Under $OUT: resume.txt (what was done, each command's exit status, the comparison) and the
@@ -23,7 +23,7 @@ done
 . "$(dirname "$0")/find_dissect.sh"  # ROOT, BIN
 OUT=${OUT:-/tmp/dissect-resume/out}
 WORK=${WORK:-/tmp/dissect-resume/work}
-SPEC=${SPEC:-$ROOT/specs/meltzer/saavedra_cg.yaml}
+SPEC=${SPEC:-$ROOT/specs/meltzer/saavedra_ca.yaml}
 read -r -a steps <<< "${STEPS:-l1_latency l1_size l2_latency l2_size dram_latency}"
 only=()
 for s in "${steps[@]}"; do only+=(--only "$s"); done
@@ -63,8 +63,9 @@ log "interrupted after $after s: exit $?, status $(json_status "$WORK/cut/topolo
 log "resumed: exit $?, status $(json_status "$WORK/cut/topology.json")"
 cp "$WORK/whole/topology.json" "$OUT/uninterrupted.json"
 cp "$WORK/cut/topology.json" "$OUT/resumed.json"
-"$BIN" compare "$WORK/whole" "$WORK/cut" --label uninterrupted --label resumed | tee -a "$OUT/resume.txt"
-grep -qiE 'differ|unstable' "$OUT/resume.txt" && status=1
+"$BIN" compare "$WORK/whole" "$WORK/cut" --label uninterrupted --label resumed > "$WORK/compare.txt"
+tee -a "$OUT/resume.txt" < "$WORK/compare.txt"
+grep -qiE 'differ|unstable' "$WORK/compare.txt" && { log "the resumed topology differs"; status=1; }
 
 log "# run: $(basename "$SPEC") on device $DEVICE"
 timed "$BIN" run "$SPEC" --device "$DEVICE" -q --out "$WORK/run_whole"
@@ -78,10 +79,12 @@ log "interrupted after $after s: exit $rc, status $(json_status "$bundle/bundle.
 log "resumed: exit $?, status $(json_status "$bundle/bundle.json")"
 whole=$(find "$WORK/run_whole" -mindepth 1 -maxdepth 1 -type d | head -1)
 for b in "$whole" "$bundle"; do
+  # Every finding's analyzer, value and unit, in order.
   findings=$("$BIN" analyze "$b" --json 2> /dev/null |
-    python3 -c 'import json, sys; print(" ".join(str(json.loads(l).get("value")) for l in sys.stdin if json.loads(l)["analyzer"] == "cache_size"))')
-  log "$(basename "$(dirname "$b")"): $(($(wc -l < "$b/points.csv") - 1)) points; cache_size values: $findings"
+    python3 -c 'import json, sys; print(" ".join("%s=%s%s" % (f["analyzer"], f.get("value"), f.get("unit", "")) for f in map(json.loads, sys.stdin)))')
+  log "$(basename "$(dirname "$b")"): $(($(wc -l < "$b/points.csv") - 1)) points; findings: $findings"
   echo "$findings" >> "$WORK/values.txt"
 done
 [ "$(sort -u "$WORK/values.txt" | wc -l)" = 1 ] || { log "the resumed run's findings differ"; status=1; }
+grep -qE '=[0-9]' "$WORK/values.txt" || { log "no finding has a value: the comparison says nothing (choose another SPEC)"; status=1; }
 exit $status

@@ -128,7 +128,7 @@ def compare(bundle, f, topo):
             return fig, "not comparable (one SM)"
         return fig, "agrees (within 10%)" if abs(v - b) <= 0.1 * b else "differs (other launch shape)"
     if a == "page_size":
-        p = topo.get("page_size", {}).get("value") if isinstance(topo.get("page_size"), dict) else None
+        p = topo.get("tlb", {}).get("page_bytes")
         fig = fmt_bytes(p) if p else "-"
         if v is None:
             return fig, "undetermined here"

@@ -72,7 +72,6 @@ std::vector<FootprintLevel> footprint_levels(std::vector<StrideKnee> knees, std:
       if (best == nullptr || c.knees.size() > best->knees.size()) best = &c, best_past = !halves;
     }
     if (best != nullptr) {
-      if (best_past && best->past_from == best->knees.size()) best->past_from = best->knees.size();
       best->knees.push_back(k);
       if (!best_past) best->past_from = best->knees.size();
       continue;

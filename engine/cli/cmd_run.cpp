@@ -281,6 +281,13 @@ int cmd_run(const Args& args, const std::vector<std::string>& full_argv) {
     const int spec_status = report_outcome(spec, r);
     if (spec_status == kExitInterrupted) return kExitInterrupted;
     status = std::max(status, spec_status);
+    if (device_lost(r) && i + 1 < loaded.size() && g_stop.load()) {
+      // Stopped while the GPU was lost: no fresh process; say what did not run.
+      std::cerr << "dissect run: interrupted; not run:";
+      for (std::size_t j = i + 1; j < loaded.size(); ++j) std::cerr << " " << loaded[j].path;
+      std::cerr << "\n";
+      return kExitInterrupted;
+    }
     if (device_lost(r) && i + 1 < loaded.size()) {
       // CUDA asks for a new process after such a fault: the rest of the batch runs in one, with
       // the same options (same --out, --device, --set), the specs still to run and the failure
@@ -293,7 +300,7 @@ int cmd_run(const Args& args, const std::vector<std::string>& full_argv) {
       std::cout << "dissect run: " << spec.path << " faulted the GPU, which runs nothing more in this process; "
                 << remaining << (remaining == 1 ? " spec remains" : " specs remain")
                 << ": continuing in a fresh process\n";
-      ::setenv(kBatchFailedEnv, "1", 1);
+      ::setenv(kBatchFailedEnv, batch_failed_value().c_str(), 1);
       const std::string why = reexec_self(argv);
       ::unsetenv(kBatchFailedEnv);
       std::cerr << "dissect run: cannot continue in a fresh process (" << why << "); not run:";

@@ -1,5 +1,6 @@
 #include "engine/cli/reexec.hpp"
 
+#include <fcntl.h>
 #include <unistd.h>
 
 #include <algorithm>
@@ -11,9 +12,13 @@
 
 namespace dissect::cli {
 
+std::string batch_failed_value() { return std::to_string(static_cast<long long>(::getpid())); }
+
 bool batch_failed_before() {
+  // execv keeps the process id: the value names the process that re-executed itself, so a
+  // variable left in a shell (or set by hand) says nothing to any other dissect.
   const char* v = std::getenv(kBatchFailedEnv);
-  const bool failed = v != nullptr && std::string(v) == "1";
+  const bool failed = v != nullptr && std::string(v) == batch_failed_value();
   ::unsetenv(kBatchFailedEnv);
   return failed;
 }
@@ -35,6 +40,12 @@ std::string reexec_self(const std::vector<std::string>& argv) {
   std::vector<char*> words;
   for (const auto& a : argv) words.push_back(const_cast<char*>(a.c_str()));
   words.push_back(nullptr);
+  // Descriptors opened without O_CLOEXEC (the driver's and NVML's device files, the lost
+  // context's) must not live on in the fresh process: close them at exec.
+  for (int fd = 3; fd < 1024; ++fd) {
+    const int flags = ::fcntl(fd, F_GETFD);
+    if (flags >= 0 && (flags & FD_CLOEXEC) == 0) ::fcntl(fd, F_SETFD, flags | FD_CLOEXEC);
+  }
   ::execv("/proc/self/exe", words.data());
   const std::string first = std::strerror(errno);
   if (!argv.empty()) ::execvp(argv[0].c_str(), words.data());

@@ -10,9 +10,11 @@
 
 namespace dissect::cli {
 
-// Set (to "1") for the re-executed `dissect run` when a spec before it failed, so that the
-// batch ends with a failure status all the same; read once and unset (batch_failed_before).
+// Set (to batch_failed_value(): this process's id, which execv keeps) for the re-executed
+// `dissect run` when a spec before it failed, so that the batch ends with a failure status all
+// the same; read once and unset (batch_failed_before).
 inline constexpr const char* kBatchFailedEnv = "DISSECT_BATCH_FAILED";
+std::string batch_failed_value();
 
 // Whether kBatchFailedEnv says an earlier part of this batch failed; unsets it, so that
 // processes this one starts do not inherit it.

@@ -137,7 +137,8 @@ std::vector<Marker> size_markers(const ExperimentData& data, double lo, double h
   for (const auto& f : data.findings) {
     if (!f.is_object()) continue;
     const std::string analyzer = f.value("analyzer", "");
-    if (analyzer == "cache_size" && f.contains("value") && f["value"].is_number()) {
+    // Sizes only: a knee read as lines (unit "lines") is no N to mark.
+    if (analyzer == "cache_size" && f.contains("value") && f["value"].is_number() && f.value("unit", "B") == "B") {
       const double v = f["value"].get<double>();
       if (v >= lo && v <= hi) out.push_back({"cache_size = " + size_label(v), v});
     }

@@ -4,7 +4,7 @@ namespace dissect {
 
 namespace {
 // The model (or profile), where it sits and what drives it. driver_release (NVML) is
-// there only where NVML was: a device described with it and one without differ.
+// there only where NVML was: compared only where both descriptions have it.
 const char* const kIdentityKeys[] = {"kind",       "name",           "compute_capability", "sm_count", "profile_text",
                                      "pci_bus_id", "driver_version", "driver_release"};
 
@@ -33,6 +33,9 @@ std::string identity_difference(const nlohmann::json& was, const nlohmann::json&
   const auto differs = [&](const std::string& key) {
     const nlohmann::json a = was.is_object() && was.contains(key) ? was[key] : nlohmann::json();
     const nlohmann::json b = now.is_object() && now.contains(key) ? now[key] : nlohmann::json();
+    // NVML's driver release is there only when NVML could be loaded: compared where both have it
+    // (driver_version, from the driver itself, is always compared).
+    if (key == "driver_release" && (a.is_null() || b.is_null())) return;
     if (a != b) out += (out.empty() ? "" : "; ") + key + ": " + shown(a) + ", now " + shown(b);
   };
   differs("host");

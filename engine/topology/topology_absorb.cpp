@@ -181,7 +181,8 @@ std::pair<std::uint64_t, std::uint64_t> coverage_of(const nlohmann::json& found,
   const auto m = found.value("first_miss_entries", n + 1);
   const auto s = found["stride_bytes"].get<std::uint64_t>();
   std::uint64_t lo = (n > 0 ? n - 1 : 0) * s + 1, hi = (m > 0 ? m - 1 : 0) * s;
-  if (L.contains("coverage_range_bytes") && L["coverage_range_bytes"].is_array()) {
+  if (L.contains("coverage_range_bytes") && L["coverage_range_bytes"].is_array() && L["coverage_range_bytes"].size() == 2 &&
+      L["coverage_range_bytes"][0].is_number() && L["coverage_range_bytes"][1].is_number()) {
     const auto a = L["coverage_range_bytes"][0].get<std::uint64_t>(), b = L["coverage_range_bytes"][1].get<std::uint64_t>();
     if (std::max(lo, a) <= std::min(hi, b)) lo = std::max(lo, a), hi = std::min(hi, b);
   }

@@ -52,7 +52,8 @@ std::optional<LineSize> line_size(const Findings& fs) {
 
 std::optional<CacheSize> cache_size(const Findings& fs) {
   const Finding* f = find(fs, "cache_size");
-  if (f == nullptr) return std::nullopt;
+  // A knee read as lines (unit "lines": a stride above the line) is no size.
+  if (f == nullptr || f->unit == "lines") return std::nullopt;
   return CacheSize{verdict_of(*f), value_as<std::uint64_t>(*f), detail_as<double>(*f, "hit_latency_cycles"),
                    detail_as<double>(*f, "miss_latency_cycles"), detail_as<std::uint64_t>(*f, "lower_bound_bytes")};
 }

@@ -177,7 +177,8 @@ StepSizing page_sweep(const TopologyResult& r) {
     const auto& L = r.tlb->levels->front();
     std::uint64_t cov = 0;
     if (L.contains("coverage_bytes") && L["coverage_bytes"].is_number()) cov = L["coverage_bytes"].get<std::uint64_t>();
-    else if (L.contains("coverage_range_bytes") && L["coverage_range_bytes"].is_array())
+    else if (L.contains("coverage_range_bytes") && L["coverage_range_bytes"].is_array() &&
+             L["coverage_range_bytes"].size() == 2 && L["coverage_range_bytes"][1].is_number())
       cov = L["coverage_range_bytes"][1].get<std::uint64_t>();
     n = std::max(n, 2 * cov);
   }
