@@ -494,15 +494,21 @@ class TlbAnalyzer final : public Analyzer {
     const Series& largest = *std::max_element(series.begin(), series.end(),
                                               [](const Series& a, const Series& b) { return a.max_size < b.max_size; });
     if (levels.empty()) return nothing_found(largest, rejected, ev);
-    f.value = levels.size();
-    f.details["levels"] = levels;
-    if (page_param > 0) f.details["page_bytes"] = static_cast<std::uint64_t>(page_param);
     f.details["stride_bytes"] = series.front().stride;
+    return with_levels(std::move(f), std::move(levels), page_param, notes, ev, conf, outliers);
+  }
+
+  // What a finding with levels holds whichever way the series were read.
+  static Finding with_levels(Finding f, nlohmann::json levels, double page_param, const std::vector<std::string>& notes,
+                             const nlohmann::json& ev, double conf, double outliers) {
+    f.value = levels.size();
+    f.summary = summary(levels);
+    f.details["levels"] = std::move(levels);
+    if (page_param > 0) f.details["page_bytes"] = static_cast<std::uint64_t>(page_param);
     f.details["scope_note"] = kScopeNote;
     if (!notes.empty()) f.details["notes"] = notes;
     f.evidence["series"] = ev;
     f.confidence = conf * (1 - std::min(0.5, outliers));
-    f.summary = summary(levels);
     return f;
   }
 
@@ -566,18 +572,10 @@ class TlbAnalyzer final : public Analyzer {
     Finding f;
     f.analyzer = name();
     f.unit = "levels";
-    f.value = levels.size();
-    f.details["levels"] = levels;
-    if (page_param > 0) f.details["page_bytes"] = static_cast<std::uint64_t>(page_param);
     std::vector<std::uint64_t> strides;
     for (const auto& s : series) strides.push_back(s.stride);
     f.details["strides_bytes"] = strides;
-    f.details["scope_note"] = kScopeNote;
-    if (!notes.empty()) f.details["notes"] = notes;
-    f.evidence["series"] = ev;
-    f.confidence = conf * (1 - std::min(0.5, outliers));
-    f.summary = summary(levels);
-    return f;
+    return with_levels(std::move(f), std::move(levels), page_param, notes, ev, conf, outliers);
   }
 
   Finding nothing_found(const Series& s, const std::vector<std::string>& rejected, const nlohmann::json& ev) const {

@@ -124,7 +124,12 @@ std::vector<SpecOverride> footprint_sweep(const Limits& limits) {
   return {{"sweep", zip(sizes, strides, iterations)}};
 }
 
-std::vector<Range> entry_ranges(const TopologyResult& r) {
+namespace {
+
+// One Range per level whose coverage bounds are known, its slots in units of the stride less
+// the pad set by `fill(range, lo_slots, hi_slots)`; a level `fill` refuses is left out.
+template <class Fill>
+std::vector<Range> level_ranges(const TopologyResult& r, Fill fill) {
   std::vector<Range> out;
   if (!r.tlb || !r.tlb->levels) return out;
   const Limits lim = limits(r);
@@ -135,35 +140,33 @@ std::vector<Range> entry_ranges(const TopologyResult& r) {
     g.level = i;
     g.stride = b->stride;
     const std::uint64_t unit = b->stride - kSlotPad;
-    g.from_slots = std::max<std::uint64_t>(2, b->cov_lo / unit);
-    g.to_slots = b->cov_hi / unit + 2;
-    if (g.to_slots - g.from_slots <= kNarrow) continue;
-    g.step_slots = (g.to_slots - g.from_slots + kNarrowPoints - 1) / kNarrowPoints;
-    out.push_back(g);
+    if (fill(g, b->cov_lo / unit, b->cov_hi / unit)) out.push_back(g);
   }
   return out;
 }
 
+}  // namespace
+
+std::vector<Range> entry_ranges(const TopologyResult& r) {
+  return level_ranges(r, [](Range& g, std::uint64_t lo, std::uint64_t hi) {
+    g.from_slots = std::max<std::uint64_t>(2, lo);
+    g.to_slots = hi + 2;
+    if (g.to_slots - g.from_slots <= kNarrow) return false;
+    g.step_slots = (g.to_slots - g.from_slots + kNarrowPoints - 1) / kNarrowPoints;
+    return true;
+  });
+}
+
 std::vector<Range> stage_ranges(const TopologyResult& r) {
-  std::vector<Range> out;
-  if (!r.tlb || !r.tlb->levels) return out;
-  const Limits lim = limits(r);
-  for (std::size_t i = 0; i < r.tlb->levels->size(); ++i) {
-    const auto b = bounds_of(r, (*r.tlb->levels)[i], lim);
-    if (!b) continue;
-    Range g;
-    g.level = i;
-    g.stride = b->stride;
-    const std::uint64_t unit = b->stride - kSlotPad;
-    const std::uint64_t lo = b->cov_lo / unit, hi = b->cov_hi / unit + 1;
+  return level_ranges(r, [](Range& g, std::uint64_t lo, std::uint64_t hi_slots) {
+    const std::uint64_t hi = hi_slots + 1;
     g.from_slots = lo > 4 ? lo - 2 : 2;
     g.to_slots = hi + std::clamp(hi / 4, kStageMinExtra, kStageMaxExtra);
     // One slot at a time where the range is narrow enough; a wide one (no
     // narrowing measured) is crossed in as many steps, and gives no sets.
     g.step_slots = (g.to_slots - g.from_slots + kStagePoints - 1) / kStagePoints;
-    out.push_back(g);
-  }
-  return out;
+    return true;
+  });
 }
 
 std::vector<SpecOverride> range_sweep(const std::vector<Range>& ranges, const Limits& limits) {

@@ -10,18 +10,19 @@ using namespace dissect;
 using dissect::test::RefCacheConfig;
 
 namespace {
-// N fixed, stride doubling: each access pays the TLB penalty when it lands on
-// a page that the 16-entry TLB does not hold.
-TraceSet stride_sweep(std::uint64_t page, std::uint64_t n, bool context, std::uint64_t max_stride = 0) {
+// N fixed, stride doubling from 4 KiB through one TLB level of `entries` entries,
+// each translating `reach` bytes, over 2 MiB pages' data (a miss adds 120).
+TraceSet reach_sweep(std::uint64_t reach, std::uint32_t entries, std::uint64_t n, std::uint64_t max_stride,
+                     bool context) {
   test::RefTlb tlb;
   RefCacheConfig l1;
-  l1.line = page;
-  l1.set_ways = {16};
+  l1.line = reach;
+  l1.set_ways = {entries};
   tlb.levels = {l1};
   tlb.penalty = {120};
   tlb.base = 500;
   TraceSet t;
-  for (std::uint64_t s = 4096; s <= (max_stride ? max_stride : n / 64); s *= 2) {
+  for (std::uint64_t s = 4096; s <= max_stride; s *= 2) {
     test::ChaseSpec cs;
     cs.size = n;
     cs.stride = s;
@@ -34,6 +35,12 @@ TraceSet stride_sweep(std::uint64_t page, std::uint64_t n, bool context, std::ui
     t.points.push_back(test::tlb_chase(t.points.size(), tlb, cs, noise));
   }
   return t;
+}
+
+// N fixed, stride doubling: each access pays the TLB penalty when it lands on
+// a page that the 16-entry TLB does not hold.
+TraceSet stride_sweep(std::uint64_t page, std::uint64_t n, bool context, std::uint64_t max_stride = 0) {
+  return reach_sweep(page, 16, n, max_stride ? max_stride : n / 64, context);
 }
 }  // namespace
 
@@ -84,34 +91,6 @@ TEST_CASE("page_size: a small bump over L2 near/far hits is no page size") {
   CHECK(test::reason(f).find("within the spread of one latency level") != std::string::npos);
 }
 
-namespace {
-// N fixed, stride doubling from 4 KiB through one TLB level of `entries` entries,
-// each translating `reach` bytes, over 2 MiB pages' data (a miss adds 120).
-TraceSet reach_sweep(std::uint64_t reach, std::uint32_t entries, std::uint64_t n, std::uint64_t max_stride,
-                     bool context) {
-  test::RefTlb tlb;
-  RefCacheConfig l1;
-  l1.line = reach;
-  l1.set_ways = {entries};
-  tlb.levels = {l1};
-  tlb.penalty = {120};
-  tlb.base = 500;
-  TraceSet t;
-  for (std::uint64_t s = 4096; s <= max_stride; s *= 2) {
-    test::ChaseSpec cs;
-    cs.size = n;
-    cs.stride = s;
-    cs.iterations = 4096;
-    cs.with_context = context;
-    test::RefNoise noise;
-    noise.jitter = 4;
-    noise.outlier_rate = 0.002;
-    noise.seed = s;
-    t.points.push_back(test::tlb_chase(t.points.size(), tlb, cs, noise));
-  }
-  return t;
-}
-}  // namespace
 
 TEST_CASE("page_size: a curve that peaks at the page counts (fewer pages than entries past it)") {
   // 48 MiB over 2 MiB pages and 16 entries: 24 pages miss at a 2 MiB stride, 12
