@@ -172,25 +172,24 @@ class PageSizeAnalyzer final : public Analyzer {
       }
       sat.push_back(s);
     }
-    // A page-miss penalty puts the missing accesses on a latency level of its
-    // own; a rise smaller than the spread of one level's samples is the data
-    // path's levels shifting (L2 near/far partitions, a cache that the wider
-    // strides leave), not a TLB miss.
+    // Where the ramp saturates every access misses the TLB and pays its
+    // penalty: the whole distribution moves, its fastest accesses (p5) with
+    // the mean. A changing mix of the data path's levels (L2 near/far
+    // partitions, a cache that the wider strides leave) moves the mean while
+    // the fastest accesses stay where they were.
     nlohmann::json cand = nlohmann::json::array();
     std::vector<std::string> small;
     const Saturation* pick = nullptr;
     std::vector<const Saturation*> later;
     for (const auto& s : sat) {
-      // The spread where the ramp saturates: every access misses alike there,
-      // so it is one level's (below it, hits and misses mix).
-      const double spread = stats::quantile(sp[s.at].values, 0.95) - stats::quantile(sp[s.at].values, 0.05);
-      const bool ok = s.rise >= 0.5 * spread && s.rise > tol(s.at, s.from);
+      const double p5_shift = stats::quantile(sp[s.at].values, 0.05) - stats::quantile(sp[s.from].values, 0.05);
+      const bool ok = s.rise > tol(s.at, s.from) && p5_shift >= 0.5 * s.rise;
       cand.push_back({{"stride_bytes", sp[s.at].stride}, {"shape", s.shape}, {"rise_cycles", s.rise},
-                      {"ramp_from_stride_bytes", sp[s.from].stride}, {"hit_spread_cycles", spread}, {"kept", ok}});
+                      {"ramp_from_stride_bytes", sp[s.from].stride}, {"p5_shift_cycles", p5_shift}, {"kept", ok}});
       if (!ok) {
         small.push_back("the rise into " + format_bytes(sp[s.at].stride) + " (+" + stats::fmt(s.rise, 3) +
-                        " cycles) is within the spread of one latency level (p5-p95 " + stats::fmt(spread, 3) +
-                        " cycles at " + format_bytes(sp[s.at].stride) + ")");
+                        " cycles in the mean) moves the fastest accesses (p5) by only " + stats::fmt(p5_shift, 3) +
+                        " cycles");
         continue;
       }
       if (pick == nullptr) pick = &s;
@@ -202,7 +201,7 @@ class PageSizeAnalyzer final : public Analyzer {
       std::string why;
       if (!small.empty())
         why = "no page-miss penalty seen: " + small.front() +
-              ": the data path's latency levels shifting, not a TLB miss level";
+              ": a changing mix of the data path's latency levels, not a TLB miss that every access pays";
       else if (rising)
         why = "the latency still rises at the largest stride (" + format_bytes(sp.back().stride) +
               "): no plateau, the page size is at least that";

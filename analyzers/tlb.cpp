@@ -23,6 +23,7 @@
 
 #include "analyzers/analyzer.hpp"
 #include "analyzers/stats/chase.hpp"
+#include "analyzers/stats/mean_step.hpp"
 #include "analyzers/stats/quantiles.hpp"
 #include "analyzers/stats/report.hpp"
 #include "analyzers/stats/staircase.hpp"
@@ -112,6 +113,9 @@ struct SeriesLevel {
   double penalty = 0;               // this level's excess over the level below
   double miss_latency = 0;          // the latency of an access that misses it (and every level below)
   stats::Staircase stair;
+  bool from_means = false;          // read from the points' means (stats/mean_step), not page by page
+  double share_at_first = 0;        // from_means: the share of accesses that miss at missing_slots
+  double share_at_double = std::nan("");  // from_means: the mean share that misses up to twice the clean footprint
   nlohmann::json record;            // the per-series level record
 };
 
@@ -281,6 +285,10 @@ class TlbAnalyzer final : public Analyzer {
     // Per level found: the excess of the level below, its own, and how many
     // page medians lie at its own.
     std::vector<double> rep_base, rep_top;
+    // The smallest N at which any latency level's staircase runs out, accepted
+    // or not. Below half of it the pages' excess is jitter alone (a soft knee,
+    // slots sharing entries in a random order, is read a grid step or two late).
+    std::uint64_t first_knee = UINT64_MAX;
     std::vector<std::size_t> rep_count;
     for (int j = 1; j <= above; ++j) {
       // Pages whose excess lies at level j or above.
@@ -295,6 +303,7 @@ class TlbAnalyzer final : public Analyzer {
       }
       const stats::Staircase st = stats::stage_staircase(sp, stride);
       stairs.push_back({{"level", j}, {"table", st.table}, {"reason", st.reason}, {"step_fit_errors", st.fit_errors}});
+      if (st.ok) first_knee = std::min(first_knee, st.capacity_bytes);
       if (!st.ok) {
         if (st.reason.find("already misses") != std::string::npos) {
           S.notes.push_back("latency level " + std::to_string(j) + " above the hit level misses already at the smallest N");
@@ -373,8 +382,118 @@ class TlbAnalyzer final : public Analyzer {
       S.levels.push_back(std::move(L));
     }
     ev["staircases"] = stairs;
+    // The page-by-page reading holds where a page's excess below the first
+    // knee (nothing changed for it) stays well within a penalty; where it
+    // wobbles by as much, pages are classified by noise (a knee a few slots
+    // early, a level that is a wobble): read the means instead.
+    if (!S.levels.empty()) {
+      const double jitter = excess_spread(up, std::min(first_knee, S.levels.front().stair.capacity_bytes) / 2);
+      double smallest = S.levels.front().penalty;
+      for (const auto& L : S.levels) smallest = std::min(smallest, L.penalty);
+      ev["page_excess_spread_cycles"] = jitter;
+      if (jitter >= 0.75 * smallest) {
+        S.notes.push_back("stride " + format_bytes(stride) + ": pages' excess below the knee spreads over " +
+                          stats::fmt(jitter) + " cycles (p5-p95), as much as a level's " + stats::fmt(smallest) +
+                          ": the page-by-page levels are not read");
+        S.levels.clear();
+      }
+    }
+    if (S.levels.empty()) {
+      read_means(S, up, stride, min_penalty, ev, UINT64_MAX);
+    } else {
+      // A level whose penalty lies within the pages' jitter has no staircase
+      // of its own; below the first level read page by page, the means may
+      // still show it.
+      const std::uint64_t below = S.levels.front().stair.capacity_bytes;
+      const std::uint64_t quiet = std::min(first_knee, below);
+      Series early;
+      read_means(early, up, stride, min_penalty, ev, below);
+      if (!early.levels.empty() && early.levels.front().missing_slots * stride <= below) {
+        S.levels.insert(S.levels.begin(), early.levels.front());
+        S.notes.insert(S.notes.end(), early.notes.begin(), early.notes.end());
+        S.confidence *= early.confidence;
+      } else if (const double jitter = excess_spread(up, quiet / 2); jitter / 2 > min_penalty) {
+        // A level of less than half the jitter would not be seen page by page.
+        S.notes.push_back("stride " + format_bytes(stride) + ": pages' excess spreads over " + stats::fmt(jitter) +
+                          " cycles below the first level: a level adding less than " + stats::fmt(jitter / 2) +
+                          " cycles there could go unseen");
+        S.confidence *= 0.85;
+      }
+    }
     S.evidence = ev;
     return S;
+  }
+
+  // Where no page keeps its latency from point to point well enough for the
+  // page-by-page reading (a GPU whose pages' data-path latency wobbles by as
+  // much as a TLB penalty), the mean over the pages still moves by the penalty
+  // times the share of accesses that miss: the first persistent step of the
+  // points' means is the level (stats/mean_step). One level per series: a
+  // random order's gradual rise past one level leaves no plateau to tell a
+  // second one from.
+  // p5-p95 of the pages' excess at the points up to `capacity` but the first
+  // (whose excess is 0 by definition): the jitter where no level runs out; 0
+  // when fewer than 8 values.
+  static double excess_spread(const std::vector<stats::UnitPoint>& up, std::uint64_t capacity) {
+    std::vector<double> v;
+    for (std::size_t i = 1; i < up.size() && up[i].size_bytes <= capacity; ++i)
+      for (double x : up[i].excess)
+        if (!std::isnan(x)) v.push_back(x);
+    if (v.size() < 8) return 0;
+    return stats::quantile(v, 0.95) - stats::quantile(v, 0.05);
+  }
+
+  static void read_means(Series& S, const std::vector<stats::UnitPoint>& up, std::uint64_t stride,
+                         double min_penalty, nlohmann::json& ev, std::uint64_t up_to_bytes) {
+    // The pages' excess (each page against itself: which pages lie in the near
+    // or far L2 partition, a mix that changes with N, drops out), over the
+    // latency of the first point.
+    std::vector<double> first;
+    for (double x : up.front().median)
+      if (!std::isnan(x)) first.push_back(x);
+    const double hit = first.empty() ? 0.0 : stats::median(first);
+    // The first point is every page's reference (its excess 0 by definition,
+    // no noise to weigh it by), and a point of fewer than three pages has no
+    // spread to weigh it by: neither is read.
+    std::vector<stats::MeanPoint> mp;
+    for (std::size_t i = 1; i < up.size() && up[i].size_bytes <= up_to_bytes; ++i) {
+      const auto& q = up[i];
+      std::vector<double> v;
+      for (double x : q.excess)
+        if (!std::isnan(x)) v.push_back(hit + x);
+      if (v.size() < 3) continue;
+      stats::MeanPoint p;
+      p.size_bytes = q.size_bytes;
+      p.units = v.size();
+      p.mean = stats::mean(v);
+      double ss = 0;
+      for (double x : v) ss += (x - p.mean) * (x - p.mean);
+      p.se = std::sqrt(ss / static_cast<double>(v.size() - 1) / static_cast<double>(v.size()));
+      mp.push_back(p);
+    }
+    const stats::MeanStep st = stats::mean_step(mp, min_penalty);
+    ev[up_to_bytes == UINT64_MAX ? "mean_step" : "mean_step_below_first_level"] = st.to_json(mp);
+    if (!st.found) return;
+    SeriesLevel L;
+    L.stride = stride;
+    L.clean_slots = mp[st.clean].size_bytes / stride;
+    L.missing_slots = mp[st.first].size_bytes / stride;
+    L.penalty = st.rise();
+    L.miss_latency = st.top;
+    L.from_means = true;
+    L.share_at_first = st.share_at_first;
+    // How the rise begins: the mean share that misses over the points past the
+    // knee up to twice its footprint.
+    double sum = 0;
+    std::size_t n = 0;
+    for (std::size_t i = st.clean + 1; i < mp.size() && mp[i].size_bytes <= 2 * mp[st.clean].size_bytes; ++i)
+      sum += std::clamp((mp[i].mean - st.base) / st.rise(), 0.0, 1.0), ++n;
+    if (n > 0) L.share_at_double = sum / static_cast<double>(n);
+    S.levels.push_back(std::move(L));
+    S.confidence *= 0.9;
+    S.notes.push_back("stride " + format_bytes(stride) + ": read from the points' means (pages wobble from point to "
+                      "point by as much as the penalty): +" + stats::fmt(st.rise()) + " cycles past " +
+                      format_bytes(mp[st.clean].size_bytes));
   }
 
   // Sets of a level from a one-slot-at-a-time series, into `L`; notes why not.
@@ -389,6 +508,25 @@ class TlbAnalyzer final : public Analyzer {
     L["sets"] = nullptr;
     L["set_sizes"] = nullptr;
     L["associativity"] = "undetermined";
+    if (sl.from_means) {
+      // One slot past the entries, every slot misses only where one set holds
+      // them all in LRU (or FIFO) order: S sets would lose one set's ways + 1
+      // slots, slots sharing an entry would mostly hit, random replacement
+      // would keep most.
+      L["share_missing_one_past"] = sl.share_at_first;
+      if (unit_steps && sl.missing_slots == entries + 1 && sl.share_at_first >= 0.8) {
+        L["sets"] = 1;
+        L["set_sizes"] = {entries};
+        L["associativity"] = "full";
+        L["sets_note"] = "one slot past the entries, " + stats::percent(sl.share_at_first) +
+                         " of the accesses miss: one set in LRU order (the points' means)";
+      } else {
+        L["sets_note"] = unit_steps ? "the points' means do not tell sets: one slot past the knee only " +
+                                          stats::percent(sl.share_at_first) + " of the accesses miss"
+                                    : "the sweep does not add one slot at a time past the knee";
+      }
+      return;
+    }
     if (!unit_steps || !sl.stair.unit_steps) {
       L["sets_note"] = "the sweep does not add one slot at a time past the knee: sets need the stage method";
       return;
@@ -481,6 +619,14 @@ class TlbAnalyzer final : public Analyzer {
           conf *= 0.8;
         }
         add_sets(L, sl, s.unit_steps, entries, notes, conf, found.size() + 1);
+        if (sl.from_means && !std::isnan(sl.share_at_double) && sl.share_at_double <= 0.8) {
+          // A random order's misses rising gradually: slots share entries.
+          L["entries"] = nullptr;
+          L["share_missing_to_twice_coverage"] = sl.share_at_double;
+          L["reach_note"] = "past the knee only " + stats::percent(sl.share_at_double) +
+                            " of the accesses miss up to twice its footprint: slots share entries, so an entry "
+                            "reaches beyond the stride; the coverage holds, entries and reach need a sweep over strides";
+        }
         if (L.contains("slots_per_entry") && L["slots_per_entry"].get<std::uint64_t>() > 1) {
           L["reach_bytes"] = L["slots_per_entry"].get<std::uint64_t>() * page;
           L.erase("reach_note");
@@ -527,7 +673,10 @@ class TlbAnalyzer final : public Analyzer {
       ev.push_back(s.evidence);
       outliers = std::max(outliers, s.outlier_share);
       for (const auto& sl : s.levels) {
-        knees.push_back({sl.stride, sl.clean_slots, sl.missing_slots, sl.penalty, by_tag.size()});
+        stats::StrideKnee k{sl.stride, sl.clean_slots, sl.missing_slots, sl.penalty, sl.from_means};
+        k.share_at_double = sl.share_at_double;
+        k.tag = by_tag.size();
+        knees.push_back(k);
         by_tag.push_back(&sl);
       }
     }
@@ -558,6 +707,27 @@ class TlbAnalyzer final : public Analyzer {
       L["note"] = "fully associative: entries = the slots past the span, reach = the span; S sets indexed by entry: "
                   "span = S x reach, the slots past it the ways. The stage method at the page tells which "
                   "(one slot at a time: the topology's tlb_sets step)";
+      // Below the span, slots that share an entry (reach = span) make a random
+      // order's misses rise gradually (about half at twice the coverage);
+      // slots with entries of their own (S sets of a reach below the span)
+      // all miss once every set is full.
+      if (L["span_bytes"].is_number() && !std::isnan(F.share_below_span)) {
+        if (F.share_below_span <= 0.8) {
+          L["reach_bytes"] = L["span_bytes"];
+          L["associativity"] = "full";
+          L["sets"] = 1;
+          if (F.span_slots_lo == F.span_slots_hi) L["entries"] = F.span_slots_lo;
+          else L["entries_range"] = {F.span_slots_lo, F.span_slots_hi};
+          L["note"] = "at half the span, " + stats::percent(F.share_below_span) +
+                      " of the accesses miss up to twice the coverage: slots there share entries (a random order "
+                      "finds some held), so an entry reaches the span and the level is one set of the slots past it";
+        } else if (F.share_below_span >= 0.9) {
+          L["associativity"] = "set-associative";
+          L["note"] = "at half the span, " + stats::percent(F.share_below_span) +
+                      " of the accesses miss up to twice the coverage: every slot there has an entry of its own, so the "
+                      "span is sets x reach; the stage method at the page tells the sets";
+        }
+      }
       if (page_param > 0) {
         const auto page = static_cast<std::uint64_t>(page_param);
         L["entries_if_one_page_each_range"] = {F.coverage_lo / page, F.coverage_hi / page};

@@ -17,6 +17,15 @@ std::uint64_t cov_hi(const StrideKnee& k) { return (k.missing_slots - 1) * k.str
 bool same_penalty(double a, double b) {
   return std::fabs(a - b) <= std::max(2.0, 0.35 * std::max(std::fabs(a), std::fabs(b)));
 }
+bool same_penalty(const StrideKnee& a, const StrideKnee& b) { return same_penalty(a.penalty, b.penalty); }
+
+// Two knees' brackets meet: of the coverage (below the span), of the slots (past it).
+bool coverages_meet(const StrideKnee& a, const StrideKnee& b) {
+  return std::max(cov_lo(a), cov_lo(b)) <= std::min(cov_hi(a), cov_hi(b));
+}
+bool slots_meet(const StrideKnee& a, const StrideKnee& b) {
+  return std::max(a.clean_slots, b.clean_slots) <= std::min(a.missing_slots, b.missing_slots) - 1;
+}
 
 // Slot counts equal to within a tenth (a sweep's grid rounds them).
 bool about(double a, double b) { return std::fabs(a - b) <= 0.1 * std::max(a, b) + 0.5; }
@@ -33,6 +42,34 @@ struct Chain {
   std::size_t past_from = 0;  // knees[past_from..] are past the span (knees.size(): none)
 };
 
+// The coverage: the bracket that the most knees at it share. Soft knees (far
+// below the reach, or a gradual rise that a random order makes) may read the
+// knee a grid step late or early; one such knee must not narrow the others'
+// bracket to where none of them lies.
+void narrow_coverage(FootprintLevel& L, std::vector<std::string>& notes) {
+  std::size_t best = 0;
+  std::uint64_t best_at = 0;
+  for (const auto& x : L.at_coverage) {
+    for (const std::uint64_t at : {cov_lo(x), cov_hi(x)}) {
+      std::size_t n = 0;
+      for (const auto& k : L.at_coverage) n += cov_lo(k) <= at && at <= cov_hi(k) ? 1 : 0;
+      if (n > best || (n == best && at < best_at)) best = n, best_at = at;
+    }
+  }
+  L.coverage_lo = 0;
+  L.coverage_hi = UINT64_MAX;
+  for (const auto& k : L.at_coverage) {
+    if (cov_lo(k) <= best_at && best_at <= cov_hi(k)) {
+      L.coverage_lo = std::max(L.coverage_lo, cov_lo(k));
+      L.coverage_hi = std::min(L.coverage_hi, cov_hi(k));
+    } else {
+      notes.push_back("stride " + format_bytes(k.stride) + ": its knee (" + std::to_string(k.clean_slots) +
+                      " slots clean, " + std::to_string(k.missing_slots) +
+                      " missing) lies outside the coverage the other strides share: left out of it");
+    }
+  }
+}
+
 }  // namespace
 
 nlohmann::json FootprintLevel::to_json() const {
@@ -46,6 +83,7 @@ nlohmann::json FootprintLevel::to_json() const {
   if (span_hi > 0) j["span_range_bytes"] = {span_lo, span_hi};
   else j["span_at_least_bytes"] = span_lo;
   if (span_slots_hi > 0) j["span_slots_range"] = {span_slots_lo, span_slots_hi};
+  if (!std::isnan(share_below_span)) j["share_missing_to_twice_coverage_at_half_span"] = share_below_span;
   return j;
 }
 
@@ -64,10 +102,17 @@ std::vector<FootprintLevel> footprint_levels(std::vector<StrideKnee> knees, std:
     for (auto& c : chains) {
       const StrideKnee& last = c.knees.back();
       if (2 * (last.stride - last.stride % 4096) != k.stride - k.stride % 4096) continue;  // strides a pad apart
-      if (!same_penalty(k.penalty, last.penalty)) continue;
+      if (!same_penalty(k, last)) continue;
       const bool past = c.past_from < c.knees.size();
-      const bool halves = !past && about(static_cast<double>(k.clean_slots), static_cast<double>(last.clean_slots) / 2.0);
-      const bool stays = about(static_cast<double>(k.clean_slots), static_cast<double>(last.clean_slots));
+      // Halving slots; as many slots. Knees read from point means rise
+      // gradually and may be read a grid step late: for them, brackets of the
+      // coverage (or of the slots) that meet will do.
+      const bool soft = k.from_means || last.from_means;
+      const bool halves =
+          !past && (about(static_cast<double>(k.clean_slots), static_cast<double>(last.clean_slots) / 2.0) ||
+                    (soft && coverages_meet(k, last)));
+      const bool stays = about(static_cast<double>(k.clean_slots), static_cast<double>(last.clean_slots)) ||
+                         (soft && !halves && slots_meet(k, last));
       if (!halves && !stays) continue;
       if (best == nullptr || c.knees.size() > best->knees.size()) best = &c, best_past = !halves;
     }
@@ -92,26 +137,26 @@ std::vector<FootprintLevel> footprint_levels(std::vector<StrideKnee> knees, std:
       continue;
     }
     FootprintLevel L;
-    L.coverage_lo = 0;
-    L.coverage_hi = UINT64_MAX;
     for (std::size_t i = 0; i < c.knees.size(); ++i) {
       const auto& k = c.knees[i];
-      if (i < c.past_from) {
-        L.at_coverage.push_back(k);
-        // Soft knees far below the reach may miss the coverage by a grid step:
-        // narrow only where the brackets meet.
-        const std::uint64_t lo = std::max(L.coverage_lo, cov_lo(k)), hi = std::min(L.coverage_hi, cov_hi(k));
-        if (lo <= hi) L.coverage_lo = lo, L.coverage_hi = hi;
-      } else {
-        L.past_span.push_back(k);
-      }
+      if (i < c.past_from) L.at_coverage.push_back(k);
+      else L.past_span.push_back(k);
     }
+    narrow_coverage(L, notes);
     // The penalty where slots come closest to entries of their own (the
     // largest stride at the coverage): below it a random order lets some
     // slots find their entry still held by a neighbour.
     L.penalty = L.at_coverage.back().penalty;
     L.span_lo = L.at_coverage.back().stride;
     if (!L.past_span.empty()) {
+      // The span is the largest stride at the coverage; the knee at half it
+      // (strides a pad apart) tells whether slots there share entries.
+      if (L.at_coverage.size() >= 2) {
+        const StrideKnee& span = L.at_coverage.back();
+        const StrideKnee& half = L.at_coverage[L.at_coverage.size() - 2];
+        if (2 * (half.stride - half.stride % 4096) == span.stride - span.stride % 4096)
+          L.share_below_span = half.share_at_double;
+      }
       L.span_hi = L.past_span.front().stride;
       L.span_slots_lo = L.past_span.front().clean_slots;
       L.span_slots_hi = L.past_span.front().missing_slots - 1;

@@ -16,6 +16,7 @@
 // reach a random order lets most slots find their entry still held, and a
 // level shows weakly if at all), nor is a chain whose penalty is the sum of
 // levels found already (levels running out together past both spans).
+#include <cmath>
 #include <cstdint>
 #include <nlohmann/json.hpp>
 #include <string>
@@ -28,12 +29,20 @@ struct StrideKnee {
   std::uint64_t clean_slots = 0;    // the largest slot count without misses of the level
   std::uint64_t missing_slots = 0;  // the next slot count measured, with misses
   double penalty = 0;
+  bool from_means = false;          // read from point means (stats/mean_step)
+  // Read from point means: the mean share of accesses that miss over the
+  // points past the knee up to twice the clean footprint (NaN: not read). A
+  // random order over slots that share entries misses about half there; slots
+  // with entries of their own all miss.
+  double share_at_double = std::nan("");
   std::size_t tag = 0;              // caller's index, carried along
 };
 
 struct FootprintLevel {
   std::uint64_t coverage_lo = 0, coverage_hi = 0;  // bytes: C in [lo, hi]
   double penalty = 0;                              // median over the knees at the coverage
+  // share_at_double of the knee at half the span (NaN: unknown)
+  double share_below_span = std::nan("");
   std::vector<StrideKnee> at_coverage;             // knees at the coverage, ascending stride
   std::vector<StrideKnee> past_span;               // knees past the span
   // The span: at least the largest stride with a knee at the coverage, below

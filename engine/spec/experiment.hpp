@@ -22,6 +22,11 @@ enum class Pattern {
   page_strided,  // one access per page: page j at offset (j * s) mod page
   page_random,   // one access per page: page j at a random multiple of s inside it (array.seed)
 };
+// What backs the array's pages: one allocation (contiguous physical frames, which a
+// TLB may coalesce into entries reaching several pages), or chunks of the driver's
+// allocation granularity mapped in a shuffled order (no two neighbouring chunks
+// contiguous: every TLB entry reaches one page at most a chunk).
+enum class Frames { contiguous, scattered };
 // per_access: every access timed, samples flushed to global memory in chunks; chain:
 // one time per chain of `iterations` loads; on_chip: every access timed, samples kept
 // on the SM (one byte each) until the timed window ends.
@@ -45,6 +50,7 @@ enum class Target { automatic, l1, texture, readonly, constant, constant_l15, sh
 const char* to_string(LoadPath v);
 const char* to_string(ElementType v);
 const char* to_string(Pattern v);
+const char* to_string(Frames v);
 const char* to_string(TimingMode v);
 const char* to_string(ClockSource v);
 const char* to_string(KernelKind v);
@@ -69,6 +75,7 @@ struct ArraySpec {
   Pattern pattern = Pattern::sequential;
   std::vector<std::uint64_t> indices_bytes;  // for Pattern::list: visiting order (byte offsets)
   std::uint64_t seed = 1;                    // for Pattern::random and page_random
+  Frames frames = Frames::contiguous;        // the main array of a pchase on a global path only
 };
 
 struct TimingSpec {

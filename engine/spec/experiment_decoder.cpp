@@ -23,7 +23,7 @@ const std::vector<std::string> kTopKeys{
     "kernel", "target", "parallel", "path", "element", "array", "iterations", "warmup", "discard",
     "timing", "layout", "ilp", "carveout", "repeats", "max_samples", "arrays", "phases", "analyzers",
     "expect"};
-const std::vector<std::string> kArrayKeys{"size", "stride", "offset", "page", "pattern", "indices", "seed"};
+const std::vector<std::string> kArrayKeys{"size", "stride", "offset", "page", "pattern", "indices", "seed", "frames"};
 const std::vector<std::string> kTimingKeys{"mode", "clock"};
 const std::vector<std::string> kLayoutKeys{"blocks", "threads", "chasers", "thread_offset"};
 const std::vector<std::string> kPhaseArrayKeys{"path", "size", "stride", "offset", "pattern", "page", "seed"};
@@ -173,6 +173,8 @@ const std::vector<std::pair<std::string, LoadPath>> kPaths{
     {"tex", LoadPath::tex}, {"const", LoadPath::constant}, {"shared", LoadPath::shared}};
 const std::vector<std::pair<std::string, ElementType>> kElements{{"u32", ElementType::u32},
                                                                  {"u64", ElementType::u64}};
+const std::vector<std::pair<std::string, Frames>> kFrames{{"contiguous", Frames::contiguous},
+                                                          {"scattered", Frames::scattered}};
 const std::vector<std::pair<std::string, Pattern>> kPatterns{{"sequential", Pattern::sequential},
                                                              {"random", Pattern::random},
                                                              {"list", Pattern::list},
@@ -329,6 +331,7 @@ Experiment decode_experiment(const SpecNode& root, Diagnostics& d) {
   MapReader array(top.get("array"), "array.", kArrayKeys, d);
   const bool warp_access = kind.warp_access;
   decode_array_fields(array, e.array, elem, d, "array.", warp_access);
+  if (auto f = read_enum(array.get("frames"), "array.frames", kFrames, d)) e.array.frames = *f;
   if (e.array.stride_bytes == 0 && array.get("stride") == nullptr) e.array.stride_bytes = elem;
   if (const SpecNode* idx = array.get("indices")) {
     if (!idx->is_sequence()) {
@@ -489,6 +492,12 @@ Experiment decode_experiment(const SpecNode& root, Diagnostics& d) {
     check_array(e.array, array, elem, "array.", true, top.get("array") ? top.get("array")->loc : root_loc, d);
   }
 
+  if (e.array.frames == Frames::scattered &&
+      (e.kernel != KernelKind::pchase || e.path == LoadPath::tex || e.path == LoadPath::constant ||
+       e.path == LoadPath::shared))
+    d.error(loc_of(array.get("frames")), std::string("array.frames scattered applies to a pointer chase on a global "
+                                                     "load path (kernel is ") +
+                                             to_string(e.kernel) + ", path " + to_string(e.path) + ")");
   if (e.array.pattern == Pattern::list && e.array.indices_bytes.empty() && !kind.named_arrays)
     d.error(loc_of(array.get("pattern")), "array.pattern list needs array.indices (the offsets to visit, in order)");
   if (e.array.pattern != Pattern::list && array.get("indices") != nullptr)

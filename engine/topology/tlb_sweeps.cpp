@@ -62,9 +62,11 @@ struct Bounds {
 };
 
 // A level record of 'tlb' (narrowed by 'tlb_entries'): its coverage, and the
-// stride to sweep it at: the page (or the granule the page step measured: the
-// finest reach), so that consecutive slots fill consecutive entries and every
-// set alike; else the smallest stride the level was seen at. Doubled while the
+// stride to sweep it at: the span of a level read as one set (every slot an
+// entry); else the granule the page step measured over one allocation (the
+// finest reach: the page, or coalesced pages), else the page, so that
+// consecutive slots fill consecutive entries and every set alike; else the
+// smallest stride the level was seen at. Doubled while the
 // level would take more slots than a chase may have.
 std::optional<Bounds> bounds_of(const TopologyResult& r, const nlohmann::json& L, const Limits& limits) {
   Bounds b;
@@ -79,8 +81,13 @@ std::optional<Bounds> bounds_of(const TopologyResult& r, const nlohmann::json& L
   }
   if (b.cov_lo < 1 || b.cov_hi < b.cov_lo) return std::nullopt;
   std::uint64_t g = 0;
-  if (r.tlb->page_bytes) g = *r.tlb->page_bytes;
+  // A level the footprint sweep read as one set of entries that reach its span:
+  // at the span every slot is an entry of its own (at the page, several slots
+  // would share one).
+  if (L.value("associativity", "") == "full" && L.contains("span_bytes") && L["span_bytes"].is_number())
+    g = L["span_bytes"].get<std::uint64_t>();
   else if (r.tlb->page_granule_bytes) g = *r.tlb->page_granule_bytes;
+  else if (r.tlb->page_bytes) g = *r.tlb->page_bytes;
   if (g == 0 && L.contains("knees_at_coverage") && L["knees_at_coverage"].is_array() &&
       !L["knees_at_coverage"].empty())
     g = pow2_floor(L["knees_at_coverage"][0].value("stride_bytes", std::uint64_t{0}));

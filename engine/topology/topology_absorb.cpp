@@ -274,13 +274,31 @@ void page_size(TopologyResult& r, const Findings& fs) {
   const auto p = findings::page_size(fs);
   if (!p) return;
   TlbResult& t = r.tlb_row();
+  if (p->granule_bytes) t.page_granule_bytes = p->granule_bytes;
   if (p->page_bytes) {
     t.page_bytes = p->page_bytes;
+    t.page_method = "one allocation";
+    t.page_note.reset();
     per_page(t);
     return;
   }
   t.page_note = p->verdict.reason;
-  if (p->granule_bytes) t.page_granule_bytes = p->granule_bytes;
+}
+
+// Over scattered frames no entry coalesces pages: a page seen there is the page,
+// whatever the allocation showed.
+void page_size_scattered(TopologyResult& r, const Findings& fs) {
+  const auto p = findings::page_size(fs);
+  if (!p) return;
+  TlbResult& t = r.tlb_row();
+  if (p->page_bytes) {
+    t.page_bytes = p->page_bytes;
+    t.page_method = "scattered frames";
+    t.page_note.reset();
+    per_page(t);
+    return;
+  }
+  if (!t.page_bytes) t.page_note = (t.page_note ? *t.page_note + "; " : "") + "over scattered frames: " + p->verdict.reason;
 }
 
 // The result keeps how many SMs the figure covers beside the device's count, so

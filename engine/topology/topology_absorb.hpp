@@ -40,6 +40,7 @@ void tlb_entries(TopologyResult& r, const Findings& fs);
 void tlb_sets(TopologyResult& r, const Findings& fs);
 // The page, or why none; pages per entry where a level's reach is known.
 void page_size(TopologyResult& r, const Findings& fs);
+void page_size_scattered(TopologyResult& r, const Findings& fs);
 void bandwidth(TopologyResult& r, const std::string& memory, const Findings& fs);
 
 }  // namespace absorb

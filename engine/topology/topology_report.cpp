@@ -76,9 +76,9 @@ TopologyReport write_topology_report(const std::string& topology_dir, const repo
   if (auto t = topology_tlb_table(r); !t.rows.empty()) extras.tables.push_back(as_report_table(t));
   else if (r.contains("tlb") && r["tlb"].contains("levels_note"))
     extras.tables.push_back(as_report_table(t, "No TLB level found: " + r["tlb"]["levels_note"].get<std::string>()));
-  if (r.contains("tlb") && r["tlb"].contains("page_note") && !extras.tables.empty()) {
+  if (const std::string page = topology_page_line(r); !page.empty() && !extras.tables.empty()) {
     std::string& note = extras.tables.back().note;
-    note += std::string(note.empty() ? "" : " ") + "Page size undetermined: " + r["tlb"]["page_note"].get<std::string>();
+    note += std::string(note.empty() ? "" : " ") + page + ".";
   }
   if (auto t = topology_bandwidth_table(r); !t.rows.empty()) extras.tables.push_back(as_report_table(t));
   std::string unread;

@@ -78,7 +78,10 @@ struct TlbResult {
   std::optional<std::string> levels_note;  // why no level was found
   std::optional<std::uint64_t> page_bytes;
   std::optional<std::string> page_note;             // why no page size was claimed
-  std::optional<std::uint64_t> page_granule_bytes;  // the stride where the penalty saturated, when no page size
+  // Over one allocation: the stride where the penalty saturated (an entry's reach
+  // where entries coalesce pages).
+  std::optional<std::uint64_t> page_granule_bytes;
+  std::optional<std::string> page_method;  // "scattered frames" or "one allocation": where page_bytes was seen
 };
 
 struct BandwidthResult {

@@ -264,6 +264,14 @@ std::vector<TopologyStep> topology_plan() {
                     return page_sweep(r);
                   },
                   .absorb = absorb::page_size});
+  // The page itself: the same sweep over scattered frames, where no entry can
+  // coalesce pages (the reach above is then told from the page).
+  plan.push_back({.id = "page_size_scattered",
+                  .label = "page size (scattered frames)",
+                  .sizes_from = [](const TopologyResult& r) -> StepSizing {
+                    return page_sweep(r);
+                  },
+                  .absorb = absorb::page_size_scattered});
   plan.push_back({.id = "tlb_entries",
                   .label = "TLB coverage (narrowed)",
                   .sizes_from = [](const TopologyResult& r) -> StepSizing {

@@ -171,11 +171,27 @@ TopologyTable topology_tlb_table(const json& r) {
       t.rows.push_back({"L" + std::to_string(i + 1), entries_cell(l), reach_cell(l), coverage_cell(l),
                         num(l, "miss_penalty_cycles"), sets_cell(l)});
     }
-  if (tlb.contains("page_bytes")) t.rows.push_back({"page size", "-", size_of(tlb, "page_bytes"), "-", "-", "-"});
-  else if (tlb.contains("page_granule_bytes") && !t.rows.empty())
-    t.rows.push_back({"page size", "-", "? (" + size_of(tlb, "page_granule_bytes") + " granule: no page size)", "-",
-                      "-", "-"});
   return t;
+}
+
+std::string topology_page_line(const json& r) {
+  if (!r.contains("tlb")) return "";
+  const json& tlb = r["tlb"];
+  std::string granule;
+  if (tlb.contains("page_granule_bytes") && tlb["page_granule_bytes"].is_number())
+    granule = "over one allocation the penalty saturates at " + size_of(tlb, "page_granule_bytes");
+  if (tlb.contains("page_bytes") && tlb["page_bytes"].is_number()) {
+    std::string s = "page size: " + size_of(tlb, "page_bytes");
+    if (tlb.contains("page_method")) s += " (" + tlb["page_method"].get<std::string>() + ")";
+    if (!granule.empty() && tlb["page_granule_bytes"] != tlb["page_bytes"])
+      s += "; " + granule + " (entries that coalesce pages)";
+    return s;
+  }
+  if (tlb.contains("page_note")) {
+    std::string s = "page size: undetermined: " + tlb["page_note"].get<std::string>();
+    return s;
+  }
+  return "";
 }
 
 // One row per memory: the rate over the SMs that ran (TB/s or GB/s), bytes per cycle
@@ -268,8 +284,7 @@ std::string topology_table(const json& r) {
   if (const auto tlb = topology_tlb_table(r); !tlb.rows.empty()) os << "\nTLB\n" << render_padded(tlb);
   else if (r.contains("tlb") && r["tlb"].contains("levels_note"))
     os << "\nTLB: no level found: " << r["tlb"]["levels_note"].get<std::string>() << "\n";
-  if (r.contains("tlb") && r["tlb"].contains("page_note"))
-    os << "page size: undetermined: " << r["tlb"]["page_note"].get<std::string>() << "\n";
+  if (const std::string page = topology_page_line(r); !page.empty()) os << page << "\n";
   if (const auto bw = topology_bandwidth_table(r); !bw.rows.empty()) os << "\nbandwidth\n" << render_padded(bw);
 
   std::size_t ok = 0, skipped = 0, unsupported = 0, failed = 0;

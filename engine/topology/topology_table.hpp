@@ -21,6 +21,9 @@ std::string topology_headline(const nlohmann::json& result);
 TopologyTable topology_cache_table(const nlohmann::json& result);
 // TLB levels and page size; L2 hit levels; bandwidths; experiments that did not complete.
 TopologyTable topology_tlb_table(const nlohmann::json& result);
+// "page size: 2 MiB (scattered frames); over one allocation ...", "page size:
+// undetermined: why", or "" without a page step.
+std::string topology_page_line(const nlohmann::json& result);
 TopologyTable topology_bandwidth_table(const nlohmann::json& result);
 TopologyTable topology_experiment_table(const nlohmann::json& result, bool incomplete_only);
 

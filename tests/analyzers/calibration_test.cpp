@@ -490,13 +490,6 @@ TEST_CASE("calibration: findings at confidence >= 0.9 are right 95 % of the time
   MESSAGE(table);
 
   // The claim, per analyzer: at confidence >= 0.9, at least 95 % right.
-  // Not asserted (reported, with every confident wrong finding as a reproducer):
-  //   tlb  counts the levels it sees at full confidence even where a first TLB
-  //        level's penalty lies within the per-page jitter and so cannot be
-  //        seen: its confidence must fall with the detection limit (open work,
-  //        issue 16/17); the count is right where the levels stand out.
-  const std::map<std::string, std::string> not_asserted = {
-      {"tlb", "a level hidden in the jitter is not reflected in the confidence yet (issues 16, 17)"}};
   const std::size_t min_confident = 30;
   int pooled_n = 0, pooled_right = 0;
   for (const auto& [a, v] : bins) {
@@ -509,11 +502,6 @@ TEST_CASE("calibration: findings at confidence >= 0.9 are right 95 % of the time
       if (!s->right)
         wrong += "\n  profile " + std::to_string(s->profile) + " (" + s->noise + "), confidence " +
                  fmt(s->confidence, 3) + ": " + s->summary + " | truth: " + s->truth;
-    if (not_asserted.count(a) != 0) {
-      MESSAGE(a << " (not asserted: " << not_asserted.at(a) << "): " << right << " of " << confident.size()
-                << " findings at confidence >= 0.9 right" << wrong);
-      continue;
-    }
     pooled_n += static_cast<int>(confident.size());
     pooled_right += static_cast<int>(right);
     // Power as well as calibration: an analyzer that fell back to "undetermined" or to low

@@ -1,5 +1,6 @@
 #include <doctest/doctest.h>
 
+#include <functional>
 #include <string>
 
 #include "engine/bundle/bundle.hpp"
@@ -63,9 +64,9 @@ TEST_CASE("page_size: a sweep that ends on the ramp gives no value") {
   CHECK(test::reason(f).find("still rises") != std::string::npos);
 }
 
-TEST_CASE("page_size: a small bump over L2 near/far hits is no page size") {
-  // H200 (N = 4 GiB, s = 64 KiB .. 512 MiB): L2 hits at about 277 or 307 cycles
-  // (near/far partition), the mean about 10 cycles higher at 8..128 MiB, then back.
+// H200-like (N = 4 GiB, s = 64 KiB .. 512 MiB): L2 hits at about 277 or 307 cycles
+// (near/far partition); at 8..128 MiB a latency `shift(stride, near, offset)` is added.
+TraceSet near_far_sweep(const std::function<double(std::uint64_t, bool, std::uint64_t)>& shift) {
   TraceSet t;
   for (std::uint64_t s = 64ull << 10; s <= 512ull << 20; s *= 2) {
     test::ChaseSpec cs;
@@ -77,20 +78,40 @@ TEST_CASE("page_size: a small bump over L2 near/far hits is no page size") {
     noise.outlier_rate = 0.001;
     noise.seed = s;
     PointTrace p = test::make_point(t.points.size(), cs);
-    const double bump = s >= (16ull << 20) && s <= (128ull << 20) ? 10 : s == (8ull << 20) ? 5 : 0;
     test::append_chase(p, cs, [&](std::uint64_t off) {
       std::uint64_t h = (off / 4096 + 1) * 0xbf58476d1ce4e5b9ull;
       h ^= h >> 31;
-      return 292.0 + bump + ((h & 1) ? 15.0 : -15.0);
+      const bool near = (h & 1) == 0;
+      return 292.0 + shift(s, near, off) + (near ? -15.0 : 15.0);
     }, noise);
     t.points.push_back(std::move(p));
   }
-  const Finding f = test::analyze(t, "page_size");
-  INFO(f.to_json().dump().substr(0, 3000));
-  CHECK(f.value.is_null());
-  CHECK(test::reason(f).find("within the spread of one latency level") != std::string::npos);
+  return t;
 }
 
+TEST_CASE("page_size: a penalty every access pays from 16 MiB on is an entry's reach, not a page") {
+  // The whole distribution, near and far hits alike, 10 cycles slower from 16 MiB
+  // on (half of it at 8 MiB): TLB entries of 16 MiB, which is no page size.
+  const Finding f = test::analyze(near_far_sweep([](std::uint64_t s, bool, std::uint64_t) {
+    return s >= (16ull << 20) && s <= (128ull << 20) ? 10.0 : s == (8ull << 20) ? 5.0 : 0.0;
+  }), "page_size");
+  INFO(f.to_json().dump().substr(0, 3000));
+  CHECK(f.value.is_null());
+  CHECK(f.details["saturation_stride_bytes"] == (16ull << 20));
+  CHECK(f.details["not_a_page_size"] == true);
+}
+
+TEST_CASE("page_size: a mean that rises because far hits take over is no TLB penalty") {
+  // From 16 MiB on a third of the near hits become far ones (+30 cycles): the
+  // mean rises by 10, the fastest accesses (near hits) stay where they were.
+  const Finding f = test::analyze(near_far_sweep([](std::uint64_t s, bool near, std::uint64_t off) {
+    if (!near || s < (16ull << 20) || s > (128ull << 20)) return 0.0;
+    return (off / s) % 3 == 0 ? 30.0 : 0.0;
+  }), "page_size");
+  INFO(f.to_json().dump().substr(0, 3000));
+  CHECK(f.value.is_null());
+  CHECK(test::reason(f).find("moves the fastest accesses (p5) by only") != std::string::npos);
+}
 
 TEST_CASE("page_size: a curve that peaks at the page counts (fewer pages than entries past it)") {
   // 48 MiB over 2 MiB pages and 16 entries: 24 pages miss at a 2 MiB stride, 12

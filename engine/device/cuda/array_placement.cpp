@@ -65,7 +65,10 @@ std::vector<dissect_array_ref> place_arrays(const CudaDriver& drv, std::span<con
       arena_bytes = at[i] + img.size_bytes;
     }
   }
-  const CUdeviceptr base = arena_bytes > 0 ? tools.arena->ensure(arena_bytes, kArrayAlignMax) : 0;
+  const bool scattered = std::any_of(arrays.begin(), arrays.end(), [](const LaunchArray& a) {
+    return a.image.scattered_frames && a.path != LoadPath::constant;
+  });
+  const CUdeviceptr base = arena_bytes > 0 ? tools.arena->ensure(arena_bytes, kArrayAlignMax, scattered) : 0;
   CUdeviceptr bank = 0;
   std::size_t bank_bytes = 0;
   if (const_bytes_used > 0) {

@@ -620,6 +620,10 @@ void CudaDevice::launch_group(const RunRequest& req, const LaunchGroup& group, K
                                              {"occupancy_blocks_per_sm", std::to_string(occupancy)},
                                              {"smem_note", smem.note}};
     if (flush_l2) notes["l2_flushed_before_launch"] = "1";
+    if (arrays_.frames().active()) {
+      notes["frames_chunk_bytes"] = std::to_string(arrays_.frames().chunk_bytes());
+      notes["frames_chunks"] = std::to_string(arrays_.frames().chunks());
+    }
     for (std::size_t gi = 0; gi < n; ++gi) launch->start_point(gi, traces[gi], e0.repeats);
     start_points(req, group, traces, notes, sink);
   };

@@ -19,7 +19,9 @@ namespace dissect {
   X(cuMemFree) X(cuMemAllocHost) X(cuMemFreeHost) X(cuMemcpyHtoD) X(cuMemcpyDtoH)                          \
   X(cuMemsetD8Async) X(cuMemGetInfo)                                                                      \
   X(cuTexObjectCreate) X(cuTexObjectDestroy) X(cuLaunchKernel) X(cuEventCreate) X(cuEventRecord)           \
-  X(cuEventSynchronize) X(cuEventElapsedTime) X(cuEventDestroy)
+  X(cuEventSynchronize) X(cuEventElapsedTime) X(cuEventDestroy) X(cuCtxGetDevice)                          \
+  X(cuMemGetAllocationGranularity) X(cuMemAddressReserve) X(cuMemAddressFree) X(cuMemCreate) X(cuMemRelease) \
+  X(cuMemMap) X(cuMemUnmap) X(cuMemSetAccess)
 
 class CudaDriver {
  public:

@@ -1,12 +1,20 @@
 #pragma once
 // Device memory that grows on demand and is kept between launches (a sweep
 // reuses its buffers instead of allocating per point).
+//
+// A buffer is one allocation (contiguous physical frames, as cuMemAlloc gives a
+// large array), or, with `scattered` (ArraySpec::frames), chunks of the driver's
+// minimum allocation granularity, each a physical allocation of its own, mapped
+// into one virtual range in a shuffled order: virtually neighbouring chunks are
+// then physically apart, so no TLB entry can cover more than one chunk
+// (engine/device/cuda/scattered_frames.hpp).
 #include <cstdint>
 #include <string>
 
 #include "engine/core/diagnostics.hpp"
 #include "engine/device/cuda/cuda_driver.hpp"
 #include "engine/device/cuda/cuda_error.hpp"
+#include "engine/device/cuda/scattered_frames.hpp"
 
 namespace dissect {
 
@@ -18,11 +26,18 @@ class DeviceBuffer {
   DeviceBuffer(const DeviceBuffer&) = delete;
   DeviceBuffer& operator=(const DeviceBuffer&) = delete;
 
-  // At least `bytes` (contents are not kept), aligned to `align` bytes.
-  CUdeviceptr ensure(std::uint64_t bytes, std::uint64_t align = 256) {
+  // At least `bytes` (contents are not kept), aligned to `align` bytes, from
+  // scattered frames or not.
+  CUdeviceptr ensure(std::uint64_t bytes, std::uint64_t align = 256, bool scattered = false) {
     if (bytes == 0) bytes = 1;
-    if (ptr_ != 0 && bytes <= usable_ && align <= align_) return aligned_;
+    if (aligned_ != 0 && bytes <= usable_ && align <= align_ && scattered == frames_.active()) return aligned_;
     release();
+    if (scattered) {
+      align_ = align < 256 ? 256 : align;
+      aligned_ = frames_.map(bytes, align_, what_);
+      usable_ = frames_.bytes();
+      return aligned_;
+    }
     const CudaDriver& d = CudaDriver::get();
     const std::uint64_t total = bytes + (align > 256 ? align : 0);
     const CUresult r = d.cuMemAlloc(&ptr_, total);
@@ -41,8 +56,11 @@ class DeviceBuffer {
     return aligned_;
   }
   [[nodiscard]] CUdeviceptr ptr() const { return aligned_; }
+  // The scattered mapping in use (chunks() == 0: one allocation).
+  [[nodiscard]] const ScatteredFrames& frames() const { return frames_; }
   void release() {
     if (ptr_ != 0 && CudaDriver::available()) CudaDriver::get().cuMemFree(ptr_);
+    frames_.unmap();
     ptr_ = aligned_ = 0;
     usable_ = 0;
   }
@@ -51,6 +69,7 @@ class DeviceBuffer {
   std::string what_ = "a buffer";
   CUdeviceptr ptr_ = 0, aligned_ = 0;
   std::uint64_t usable_ = 0, align_ = 256;
+  ScatteredFrames frames_;
 };
 
 }  // namespace dissect

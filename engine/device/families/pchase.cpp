@@ -114,6 +114,7 @@ class PchaseLaunch final : public CudaLaunch {
   void start_point(std::size_t point, PointTrace& trace, std::uint32_t repeats) const override {
     const Meta& m = metas_[point];
     trace.params["sample_chunk"] = std::to_string(m.chunk);
+    if (points[point]->array.frames == Frames::scattered) trace.params["frames"] = "scattered";
     if (on_chip_)
       trace.params["on_chip_unit_cycles"] = std::to_string(DISSECT_ON_CHIP_UNIT);  // latencies saturate at 255 units
     const std::uint64_t chasers_of_point = std::uint64_t{m.blocks} * m.nch;

@@ -1,6 +1,7 @@
 #include "engine/device/sim/memory_system.hpp"
 
 #include "engine/core/diagnostics.hpp"
+#include <algorithm>
 #include <cmath>
 #include <stdexcept>
 
@@ -13,7 +14,10 @@ MemorySystem::MemorySystem(const Profile& profile, int carveout) : profile_(prof
     caches_.emplace_back(c.per_sm ? static_cast<std::size_t>(profile_.sm_count) * c.instances_per_sm
                                   : std::max<std::size_t>(1, c.partitions.count));
   }
-  for (const auto& t : profile_.tlb) tlbs_.emplace_back(t.per_sm ? profile_.sm_count : 1u);
+  for (const auto& t : profile_.tlb) {
+    tlbs_.emplace_back(t.per_sm ? profile_.sm_count : 1u);
+    tlbs_scattered_.emplace_back(t.per_sm ? profile_.sm_count : 1u);
+  }
   scrambled_ = profile_.scrambled;
   page_shift_ = 0;
   while ((1ull << page_shift_) < profile_.translation_page) ++page_shift_;
@@ -34,8 +38,10 @@ void MemorySystem::reset(std::uint64_t seed) {
     for (std::size_t k = 0; k < caches_[c].size(); ++k)
       if (caches_[c][k]) caches_[c][k]->reset(instance_seed(0, c, k));
   for (std::size_t t = 0; t < tlbs_.size(); ++t)
-    for (std::size_t k = 0; k < tlbs_[t].size(); ++k)
+    for (std::size_t k = 0; k < tlbs_[t].size(); ++k) {
       if (tlbs_[t][k]) tlbs_[t][k]->reset(instance_seed(1, t, k));
+      if (tlbs_scattered_[t][k]) tlbs_scattered_[t][k]->reset(instance_seed(1, t, k));
+    }
 }
 
 void MemorySystem::new_launch(std::uint64_t seed) {
@@ -64,15 +70,23 @@ CacheModel& MemorySystem::partition_instance(std::size_t cache, std::uint32_t pa
   return *slot;
 }
 
-CacheModel& MemorySystem::tlb_instance(std::size_t level, std::uint32_t sm) {
+CacheModel& MemorySystem::tlb_instance(std::size_t level, std::uint32_t sm, bool scattered_frames) {
   const auto& spec = profile_.tlb.at(level);
   const std::size_t k = spec.per_sm ? sm % profile_.sm_count : 0;
-  auto& slot = tlbs_[level][k];
-  if (!slot) slot = std::make_unique<CacheModel>(spec.geometry, instance_seed(1, level, k));
+  auto& slot = (scattered_frames ? tlbs_scattered_ : tlbs_)[level][k];
+  if (!slot) {
+    // Scattered frames: the same entries and sets, each translating one page.
+    CacheGeometry g = spec.geometry;
+    if (scattered_frames) {
+      g.line_bytes = spec.page_bytes;
+      g.sector_bytes = std::min(g.sector_bytes, g.line_bytes);
+    }
+    slot = std::make_unique<CacheModel>(g, instance_seed(1, level, k));
+  }
   return *slot;
 }
 
-BoundPath MemorySystem::bind(LoadPath path, std::uint32_t sm, std::uint32_t warp) {
+BoundPath MemorySystem::bind(LoadPath path, std::uint32_t sm, std::uint32_t warp, bool scattered_frames) {
   BoundPath bp;
   if (path == LoadPath::shared) {  // shared memory: a fixed latency, no caches, no translation
     bp.dram_latency = profile_.shared.latency;
@@ -88,7 +102,7 @@ BoundPath MemorySystem::bind(LoadPath path, std::uint32_t sm, std::uint32_t warp
     BoundStep b;
     if (s.kind == PathStep::Kind::tlb) {
       for (std::size_t l = 0; l < profile_.tlb.size(); ++l) {
-        bp.tlb.push_back(&tlb_instance(l, sm));
+        bp.tlb.push_back(&tlb_instance(l, sm, scattered_frames));
         bp.tlb_penalty.push_back(profile_.tlb[l].miss_penalty);
       }
       bp.steps.push_back(b);

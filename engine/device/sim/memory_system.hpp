@@ -77,7 +77,9 @@ class MemorySystem {
   void new_launch(std::uint64_t seed);
 
   // Throws std::invalid_argument when the profile does not describe the path.
-  BoundPath bind(LoadPath path, std::uint32_t sm, std::uint32_t warp);
+  // `scattered_frames` (ArraySpec::frames): the array's pages lie in frames
+  // no entry can coalesce, so every TLB entry translates one page.
+  BoundPath bind(LoadPath path, std::uint32_t sm, std::uint32_t warp, bool scattered_frames = false);
 
   // Every kStopCheckLoads loads, `stop` (when not null) is read; once set, the next
   // check throws PointInterrupted. The device sets it for the points of a run.
@@ -124,7 +126,7 @@ class MemorySystem {
 
   // Cache instance (created on first use). `warp` picks among per_sm copies.
   CacheModel& instance(std::size_t cache, std::uint32_t sm, std::uint32_t warp);
-  CacheModel& tlb_instance(std::size_t level, std::uint32_t sm);
+  CacheModel& tlb_instance(std::size_t level, std::uint32_t sm, bool scattered_frames = false);
   // One partition of a partitioned (device-level) cache.
   CacheModel& partition_instance(std::size_t cache, std::uint32_t partition);
   [[nodiscard]] const CacheGeometry& geometry(std::size_t cache) const { return geometry_[cache]; }
@@ -224,6 +226,7 @@ class MemorySystem {
   // caches_[c][sm * per_sm + k] (SM scope) or caches_[c][0] (device scope)
   std::vector<std::vector<std::unique_ptr<CacheModel>>> caches_;
   std::vector<std::vector<std::unique_ptr<CacheModel>>> tlbs_;
+  std::vector<std::vector<std::unique_ptr<CacheModel>>> tlbs_scattered_;  // entries of one page each
   const std::atomic<bool>* stop_ = nullptr;  // watch()
   std::uint32_t until_stop_check_ = kStopCheckLoads;
   std::uint64_t seed_ = 0;

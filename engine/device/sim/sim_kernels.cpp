@@ -113,7 +113,7 @@ void run_pchase(Ctx& c) {
     const auto b = static_cast<std::uint32_t>(g / nc);
     const std::uint32_t t = e.layout.chasers[g % nc];
     ch[g].sm = static_cast<std::int32_t>(c.sm_of_block(b));
-    ch[g].bp = c.mem.bind(e.path, c.sm_of_block(b), t / c.prof.warp_size);
+    ch[g].bp = c.mem.bind(e.path, c.sm_of_block(b), t / c.prof.warp_size, e.array.frames == Frames::scattered);
     ch[g].start = chaser_start_offset(e, g);
   }
 
@@ -518,6 +518,7 @@ KernelRun simulate_point(MemorySystem& memory, const Point& point) {
   PointTrace& t = out.trace;
   t.point_id = point.id;
   for (const auto& [k, v] : point_params(point)) t.params[k] = v;
+  if (e.array.frames == Frames::scattered) t.params["frames"] = "scattered";
   // The correction per sample (engine/trace/trace.hpp): samples that average K
   // loads (chains, shared_stride) carry 1/K of the timer overhead, as on a GPU.
   t.timer_overhead_cycles =

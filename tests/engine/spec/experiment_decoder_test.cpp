@@ -290,3 +290,15 @@ TEST_CASE("accesses_per_pass follows the pattern") {
   e.array.page_bytes = 2ull << 20;
   CHECK(e.accesses_per_pass() == 32);
 }
+
+TEST_CASE("array.frames: contiguous by default, scattered for a pointer chase on a global path only") {
+  CHECK(load_spec_text(kValid, "t.yaml").base.array.frames == Frames::contiguous);
+  const Spec s = load_spec_text("dissect: 1\npath: cg\narray: {size: 64 MiB, stride: 2 MiB, frames: scattered}\n", "t.yaml");
+  CHECK(s.base.array.frames == Frames::scattered);
+  CHECK(errors_of("dissect: 1\narray: {size: 64 MiB, frames: spread}\n").find("t.yaml:2:") != std::string::npos);
+  const std::string tex = errors_of("dissect: 1\npath: tex\narray: {size: 64 MiB, frames: scattered}\n");
+  CHECK(tex.find("t.yaml:3:") != std::string::npos);
+  CHECK(tex.find("array.frames scattered applies to a pointer chase on a global load path") != std::string::npos);
+  CHECK(errors_of("dissect: 1\nkernel: throughput\npath: cg\narray: {size: 64 MiB, frames: scattered}\n")
+            .find("kernel is throughput") != std::string::npos);
+}

@@ -51,10 +51,10 @@ TEST_CASE("topology tables: caches, TLB, bandwidth and experiments from topology
   CHECK(caches.rows[1][8] == "32 banks x 4 B");
 
   const auto tlb = topology_tlb_table(r);
-  REQUIRE(tlb.rows.size() == 3);
+  REQUIRE(tlb.rows.size() == 2);
   CHECK(tlb.rows[0] == std::vector<std::string>{"L1", "16", "32 MiB (16 pages)", "512 MiB", "12", "full"});
   CHECK(tlb.rows[1] == std::vector<std::string>{"L2", "65", "2 MiB", "130 MiB", "84", "17,8,8"});
-  CHECK(tlb.rows[2][2] == "2 MiB");
+  CHECK(topology_page_line(r) == "page size: 2 MiB");
 
   const auto bw = topology_bandwidth_table(r);
   REQUIRE(bw.rows.size() == 2);
@@ -77,7 +77,20 @@ TEST_CASE("the terminal table aligns columns and lists what did not complete") {
   CHECK(t.find("experiments: 1 complete, 0 unsupported by the device, 1 skipped, 1 failed or interrupted") !=
         std::string::npos);
   CHECK(t.find("  readonly_size: skipped (no load path)") != std::string::npos);
-  CHECK(t.find("page size") != std::string::npos);
+  CHECK(t.find("page size: 2 MiB") != std::string::npos);
+}
+
+TEST_CASE("the page line: where the page was seen, and the reach one allocation showed beside it") {
+  json r = sample_result();
+  r["tlb"]["page_method"] = "scattered frames";
+  r["tlb"]["page_granule_bytes"] = 16ull << 20;
+  CHECK(topology_page_line(r) == "page size: 2 MiB (scattered frames); over one allocation the penalty saturates at "
+                                 "16 MiB (entries that coalesce pages)");
+  r["tlb"].erase("page_bytes");
+  r["tlb"]["page_note"] = "no plateau";
+  CHECK(topology_page_line(r) == "page size: undetermined: no plateau");
+  r.erase("tlb");
+  CHECK(topology_page_line(r).empty());
 }
 
 TEST_CASE("a long list of TLB set sizes is shown as its range") {
@@ -90,7 +103,7 @@ TEST_CASE("a long list of TLB set sizes is shown as its range") {
   CHECK(topology_tlb_table(r).rows[1][5] == "4 sets of 8");
 }
 
-TEST_CASE("TLB rows: entries and coverage as ranges, a lower bound on the sets, a granule that is no page size") {
+TEST_CASE("TLB rows: entries and coverage as ranges, a lower bound on the sets; no page size, and why") {
   json r = sample_result();
   r["tlb"] = {{"levels", {{{"entries", nullptr}, {"entries_range", {4096, 5792}}, {"reach_bytes", nullptr},
                            {"coverage_bytes", nullptr}, {"coverage_range_bytes", {8589934592, 12146704384}},
@@ -98,9 +111,8 @@ TEST_CASE("TLB rows: entries and coverage as ranges, a lower bound on the sets, 
               {"page_granule_bytes", 33554432},
               {"page_note", "saturates at 32 MiB, which is no page size"}};
   const auto t = topology_tlb_table(r);
-  REQUIRE(t.rows.size() == 2);
+  REQUIRE(t.rows.size() == 1);
   CHECK(t.rows[0] == std::vector<std::string>{"L1", "4096-5792", "-", "8 GiB .. 11584 MiB", "200", ">= 64 sets x 16"});
-  CHECK(t.rows[1][2] == "? (32 MiB granule: no page size)");
   CHECK(topology_table(r).find("page size: undetermined: saturates at 32 MiB") != std::string::npos);
 }
 

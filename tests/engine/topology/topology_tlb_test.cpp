@@ -23,7 +23,7 @@ json tlb_topology(const std::string& profile) {
   test::TempDir out;
   TopologyOptions o;
   o.out_dir = out.path();
-  o.only = {"tlb", "page_size", "tlb_entries", "tlb_sets"};
+  o.only = {"tlb", "page_size", "page_size_scattered", "tlb_entries", "tlb_sets"};
   std::atomic<bool> stop{false};
   json r = run_topology(*device, o, stop);
   REQUIRE(r["status"] == "complete");
@@ -38,9 +38,11 @@ sim::Profile truth(const std::string& profile) { return sim::load_profile_file(s
 
 }  // namespace
 
-TEST_CASE("topology TLB: entries of 16 coalesced 2 MiB pages; the page step sees their reach, which is no page") {
+TEST_CASE("topology TLB: entries of 16 coalesced 2 MiB pages; one allocation shows their reach, scattered frames the page") {
   const json r = tlb_topology("tlb-coalesced");
   test::check_tlb_truth(r, truth("tlb-coalesced"));
+  CHECK(r["tlb"]["page_granule_bytes"] == 32ull << 20);
+  CHECK(r["tlb"]["page_method"] == "scattered frames");
 }
 
 TEST_CASE("topology TLB: 64 KiB pages, found from strides below them") {

@@ -1,0 +1,133 @@
+#include "analyzers/stats/mean_step.hpp"
+
+#include <algorithm>
+#include <cmath>
+
+#include "analyzers/stats/quantiles.hpp"
+#include "analyzers/stats/report.hpp"
+
+namespace dissect::stats {
+namespace {
+
+// A point's standard error, floored: a point of thousands of units would
+// otherwise claim a precision below the clock's (one cycle) and dominate.
+double se_of(const MeanPoint& p) { return std::max(p.se, 0.25); }
+
+struct Base {
+  double sum = 0, weight = 0, var = 0;
+  void add(const MeanPoint& p) {
+    const double w = 1 / (se_of(p) * se_of(p));
+    sum += w * p.mean;
+    weight += w;
+  }
+  double mean() const { return weight > 0 ? sum / weight : 0; }
+  double se() const { return weight > 0 ? 1 / std::sqrt(weight) : 0; }
+};
+
+}  // namespace
+
+MeanStep mean_step(const std::vector<MeanPoint>& points, double min_rise, double z) {
+  MeanStep s;
+  if (points.size() < 3) {
+    s.reason = "fewer than three points";
+    return s;
+  }
+  Base base;
+  base.add(points[0]);
+  std::size_t clean = 0;
+  auto raised = [&](const MeanPoint& p, const Base& b) {
+    const double thr = std::max(min_rise / 2, z * std::sqrt(se_of(p) * se_of(p) + b.se() * b.se()));
+    return p.mean - b.mean() > thr;
+  };
+  std::size_t blips = 0;
+  for (std::size_t i = 1; i < points.size(); ++i) {
+    if (!raised(points[i], base)) {
+      base.add(points[i]);
+      clean = i;
+      continue;
+    }
+    // A step only if every later point stays raised (a tenth may fall within
+    // noise: a point of few units); else a blip, left out of the base.
+    std::size_t later = 0, down = 0;
+    for (std::size_t j = i + 1; j < points.size(); ++j) ++later, down += raised(points[j], base) ? 0 : 1;
+    if (10 * down > later) {
+      ++blips;
+      continue;
+    }
+    // Raised points past the last one at the base: the plateau is their last third.
+    std::vector<double> tops;
+    const std::size_t n_up = points.size() - i;
+    // The points' scatter about the base where nothing changes: standard
+    // errors over units leave out what moves a whole point (where its arrays
+    // lie, which L2 slices they use), which the scatter shows.
+    double noise = 0;
+    if (clean >= 2) {
+      double ss = 0;
+      std::size_t n = 0;
+      for (std::size_t j = 0; j <= clean; ++j) ss += (points[j].mean - base.mean()) * (points[j].mean - base.mean()), ++n;
+      noise = std::sqrt(ss / static_cast<double>(n - 1));
+    }
+    for (std::size_t j = points.size() - std::max<std::size_t>(1, n_up / 3); j < points.size(); ++j)
+      tops.push_back(points[j].mean), noise = std::max(noise, se_of(points[j]));
+    s.top = median(tops);
+    s.base = base.mean();
+    // The plateau must be one: a rise still climbing at the end of the sweep
+    // (a gradual rise cut short, or a second level following the first)
+    // has no penalty to read.
+    const auto [lo, hi] = std::minmax_element(tops.begin(), tops.end());
+    if (tops.size() < 2 || *hi - *lo > std::max(min_rise / 2, z * noise)) {
+      s.reason = tops.size() < 2 ? "too few points past the rise to see it level off"
+                                 : "the rise past " + std::to_string(points[clean].size_bytes) +
+                                       " B does not level off within the sweep (its last third spans " +
+                                       fmt(*hi - *lo) + " cycles)";
+      return s;
+    }
+    if (s.top - s.base < min_rise) {
+      s.reason = "the points past " + std::to_string(points[clean].size_bytes) + " B rise by only " +
+                 fmt(s.top - s.base) + " cycles (a level adds at least " + fmt(min_rise) + ")";
+      return s;
+    }
+    // A gradual rise (a random order past the coverage) begins with points
+    // raised by less than z errors: the knee is before the run of points
+    // raised by two errors (or half the minimum rise) that leads up to `i`.
+    while (clean > 0) {
+      const MeanPoint& p = points[clean];
+      const double mild = std::max(min_rise / 2, 2 * std::sqrt(se_of(p) * se_of(p) + base.se() * base.se()));
+      if (p.mean - s.base <= mild) break;
+      --clean;
+    }
+    s.found = true;
+    s.clean = clean;
+    s.first = i;
+    s.exceptions = down;
+    s.share_at_first = std::clamp((points[i].mean - s.base) / (s.top - s.base), 0.0, 1.0);
+    return s;
+  }
+  s.base = base.mean();
+  s.reason = blips == 0 ? "no point rises over the base beyond its noise"
+                        : std::to_string(blips) + " point(s) rise over the base, but later points fall back";
+  return s;
+}
+
+nlohmann::json MeanStep::to_json(const std::vector<MeanPoint>& points) const {
+  nlohmann::json j;
+  j["found"] = found;
+  j["base_cycles"] = base;
+  if (!found) {
+    j["reason"] = reason;
+  } else {
+    j["top_cycles"] = top;
+    j["rise_cycles"] = rise();
+    j["clean_size_bytes"] = points[clean].size_bytes;
+    j["first_raised_size_bytes"] = points[first].size_bytes;
+    j["share_at_first"] = share_at_first;
+    j["points_back_within_noise"] = exceptions;
+  }
+  nlohmann::json table = nlohmann::json::array();
+  for (const auto& p : points) table.push_back({p.size_bytes, p.mean, p.se, p.units});
+  j["points"] = table;
+  j["points_columns"] = {"size_bytes", "mean", "se", "units"};
+  return j;
+}
+
+}  // namespace dissect::stats
