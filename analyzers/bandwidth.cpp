@@ -1,6 +1,8 @@
 // bandwidth: throughput kernels (seed 000 §5.1, §6.1). One sample per warp per
-// repeat: latency = cycles from the warp's first to its last load,
-// offset_bytes = bytes it loaded; sm_id = the SM it ran on.
+// repeat: latency = cycles from the warp's first to its last load (stores: to their
+// completion), offset_bytes = bytes it loaded (stored); sm_id = the SM it ran on.
+// Loads and stores (the point's `access`) are read alike; a sweep of both reports
+// the peak of each beside the overall one (by_access).
 //
 // Per point, two ways to the rate:
 //  - sm_clocks: when every block ran on an SM of its own (as many distinct SMs as
@@ -12,7 +14,9 @@
 //    the SMs seen.
 // Without a kernel time or one block per SM the per-SM warp rates are summed (an
 // upper bound: warp_clocks). The finding is the peak over the points, always with
-// the number of SMs it was measured on: a figure of one SM is never the device's.
+// the number of SMs it was measured on: a figure of one SM is never the device's,
+// and the smallest ILP x warps per SM (the warps of all the blocks an SM ran) that
+// comes within peak_share of it.
 #include <algorithm>
 #include <cmath>
 #include <map>
@@ -28,7 +32,9 @@ namespace {
 struct Tp {
   const PointTrace* point = nullptr;
   std::uint64_t ilp = 1, threads = 0, blocks = 1, warps = 0;
-  std::string element;
+  std::uint64_t blocks_per_sm = 1;  // blocks over the SMs seen (rounded up)
+  std::string element, access;
+  [[nodiscard]] std::uint64_t warps_per_sm() const { return warps * blocks_per_sm; }
   double bytes = 0;
   double gbps = std::nan("");         // the point's figure (method below)
   double bpc = 0, bpc_sm = 0;         // bytes per cycle over the SMs that ran, and per SM
@@ -58,8 +64,8 @@ class BandwidthAnalyzer final : public Analyzer {
  public:
   std::string name() const override { return "bandwidth"; }
   std::string purpose() const override {
-    return "bytes per cycle per SM and GB/s over the SMs that ran, for throughput kernels; the ILP x warps "
-           "that reach the peak";
+    return "bytes per cycle per SM and GB/s over the SMs that ran, for throughput kernels (loads or stores); "
+           "the ILP x warps per SM that reach the peak";
   }
   std::vector<AnalyzerParam> params() const override {
     return {{"peak_share", "0.95", "a point within this share of the peak reaches it"},
@@ -77,6 +83,7 @@ class BandwidthAnalyzer final : public Analyzer {
       t.threads = p.param_u64("threads", 0);
       t.blocks = p.param_u64("blocks", 1);
       t.element = p.param("element");
+      t.access = p.param("access").empty() ? "load" : p.param("access");
       t.warps = static_cast<std::uint64_t>(std::ceil(static_cast<double>(t.threads) / warp));
       // Per repeat and SM: bytes and the slowest warp.
       struct Acc {
@@ -106,6 +113,8 @@ class BandwidthAnalyzer final : public Analyzer {
       const bool have_kernel_time = !std::isnan(p.kernel_ms) && p.kernel_ms > 0;
       if (have_kernel_time) t.kernel_gbps = t.bytes / (p.kernel_ms * 1e6);
       const std::size_t sms_seen = std::max<std::size_t>(per_sm.size(), 1);
+      // SMs unknown (an imported trace): warps are counted per block.
+      if (t.sms > 0) t.blocks_per_sm = std::max<std::uint64_t>(1, (t.blocks + t.sms - 1) / t.sms);
       if (t.sms > 0 && t.sms == t.blocks) {
         t.method = "sm_clocks";
         t.bpc = sm_sum;
@@ -139,9 +148,9 @@ class BandwidthAnalyzer final : public Analyzer {
     const Tp* reach = nullptr;
     for (const auto& t : pts)
       if (metric(t) >= share * metric(*peak)) {
-        const auto work = t.ilp * t.warps;
-        if (!reach || work < reach->ilp * reach->warps ||
-            (work == reach->ilp * reach->warps && metric(t) > metric(*reach)))
+        const auto work = t.ilp * t.warps_per_sm();
+        if (!reach || work < reach->ilp * reach->warps_per_sm() ||
+            (work == reach->ilp * reach->warps_per_sm() && metric(t) > metric(*reach)))
           reach = &t;
       }
     auto num_or_null = [](double v) { return std::isnan(v) ? nlohmann::json(nullptr) : nlohmann::json(v); };
@@ -152,7 +161,9 @@ class BandwidthAnalyzer final : public Analyzer {
                        {"threads", t.threads},
                        {"warps_per_block", t.warps},
                        {"blocks", t.blocks},
+                       {"blocks_per_sm", t.blocks_per_sm},
                        {"element", t.element},
+                       {"access", t.access},
                        {"bytes", t.bytes},
                        {"bytes_per_cycle", t.bpc},
                        {"bytes_per_cycle_per_sm", t.bpc_sm},
@@ -174,15 +185,21 @@ class BandwidthAnalyzer final : public Analyzer {
     f.details["kernel_time_gbps"] = num_or_null(peak->kernel_gbps);
     if (peak->method == "sm_clocks")
       f.details["per_sm_bytes_per_cycle"] = {{"min", peak->sm_min}, {"median", peak->sm_median}, {"max", peak->sm_max}};
+    f.details["access"] = peak->access;
     f.details["peak_point"] = {{"ilp", peak->ilp},
                                {"threads", peak->threads},
                                {"warps_per_block", peak->warps},
+                               {"blocks", peak->blocks},
+                               {"blocks_per_sm", peak->blocks_per_sm},
                                {"element", peak->element}};
+    // ilp_x_warps: ILP x the warps of all the blocks one SM ran (one block per SM: its warps).
     f.details["reaches_peak"] = {{"ilp", reach->ilp},
                                  {"threads", reach->threads},
                                  {"warps_per_block", reach->warps},
+                                 {"blocks_per_sm", reach->blocks_per_sm},
+                                 {"warps_per_sm", reach->warps_per_sm()},
                                  {"element", reach->element},
-                                 {"ilp_x_warps", reach->ilp * reach->warps}};
+                                 {"ilp_x_warps", reach->ilp * reach->warps_per_sm()}};
     // The best point of each element type (load width), when the sweep has several.
     std::map<std::string, const Tp*> best;
     for (const auto& t : pts)
@@ -193,6 +210,17 @@ class BandwidthAnalyzer final : public Analyzer {
                                                           {"bytes_per_cycle_per_sm", t->bpc_sm},
                                                           {"ilp", t->ilp},
                                                           {"warps_per_block", t->warps}};
+    // Loads and stores in one sweep: the peak of each.
+    std::map<std::string, const Tp*> by_access;
+    for (const auto& t : pts)
+      if (!by_access.count(t.access) || metric(t) > metric(*by_access[t.access])) by_access[t.access] = &t;
+    if (by_access.size() > 1)
+      for (const auto& [acc, t] : by_access)
+        f.details["by_access"][acc] = {{"gbps", have_gbps ? num_or_null(t->gbps) : nlohmann::json(nullptr)},
+                                       {"bytes_per_cycle", t->bpc},
+                                       {"bytes_per_cycle_per_sm", t->bpc_sm},
+                                       {"sms", t->sms},
+                                       {"method", t->method}};
     f.evidence["points"] = table;
     // Confidence: a peak that several configurations reach is a plateau, not a spike.
     std::size_t near = 0;
@@ -211,10 +239,14 @@ class BandwidthAnalyzer final : public Analyzer {
       f.details["note"] = all;
     }
     const std::string figure = have_gbps ? gbps_text(peak->gbps) : stats::fmt(peak->bpc, 4) + " B/cycle";
-    f.summary = "peak " + figure + " " + sms_text(peak->sms) + " (" + stats::fmt(peak->bpc_sm, 4) +
-                " B/cycle per SM" + (peak->element.empty() ? "" : ", " + peak->element) + ", " + peak->method +
-                "); reached from ILP " + std::to_string(reach->ilp) + " x " + std::to_string(reach->warps) +
-                " warps per block";
+    const std::string warps_text = reach->blocks_per_sm > 1
+                                       ? std::to_string(reach->warps_per_sm()) + " warps per SM (" +
+                                             std::to_string(reach->blocks_per_sm) + " blocks of " +
+                                             std::to_string(reach->warps) + ")"
+                                       : std::to_string(reach->warps) + " warps per block";
+    f.summary = "peak " + figure + (peak->access == "store" ? " of stores " : " ") + sms_text(peak->sms) + " (" +
+                stats::fmt(peak->bpc_sm, 4) + " B/cycle per SM" + (peak->element.empty() ? "" : ", " + peak->element) +
+                ", " + peak->method + "); reached from ILP " + std::to_string(reach->ilp) + " x " + warps_text;
     return {f};
   }
 };

@@ -192,8 +192,20 @@ def lat(c, k):
 def bw(r, k):
     v = r.get("bandwidth", {}).get(k, {}).get("value")
     return "-" if v is None else f"{v:.0f}"
+def tlb_levels(r):
+    out = []
+    for L in r.get("tlb", {}).get("levels", []):
+        e = L.get("entries")
+        e = "-".join(map(str, L.get("entries_range", []))) if e is None else str(e)
+        reach = L.get("reach_bytes")
+        out.append(f"{e}x{reach >> 20}M" if isinstance(reach, int) else f"{e}x?")
+    return ",".join(out) or "-"
+def page(r):
+    p = r.get("tlb", {}).get("page_bytes")
+    return "-" if p is None else f"{p >> 10}K"
 cols = ["run", "exit", "process s", "wall s", "analysis s", "kernels s", "compile s", "steps",
-        "L1 B", "texture B", "read-only B", "const L1 B", "L2 B", "cycles L1/L2/DRAM", "GB/s global/shared"]
+        "L1 B", "texture B", "read-only B", "const L1 B", "L2 B", "cycles L1/L2/DRAM",
+        "GB/s read/write DRAM", "L2", "shared", "TLB levels", "page"]
 rows = []
 for i in sorted(walls):
     rc, pw = walls[i]
@@ -210,7 +222,9 @@ for i in sorted(walls):
             f"{t.get('kernel_ms', 0) / 1000:.1f}", f"{t.get('compile_ms', 0) / 1000:.3f}",
             f"{done}/{len(ex)}", size(c, "l1"), size(c, "texture"), size(c, "readonly"),
             size(c, "constant_l1"), size(c, "l2"),
-            "/".join(lat(c, k) for k in ("l1", "l2", "dram")), f"{bw(r, 'global')}/{bw(r, 'shared')}"]
+            "/".join(lat(c, k) for k in ("l1", "l2", "dram")),
+            f"{bw(r, 'global')}/{bw(r, 'global_write')}", f"{bw(r, 'l2')}/{bw(r, 'l2_write')}",
+            f"{bw(r, 'shared')}/{bw(r, 'shared_write')}", tlb_levels(r), page(r)]
     rows.append(row)
 width = [max(len(x) for x in col) for col in zip(cols, *[r + [""] * (len(cols) - len(r)) for r in rows])]
 for r in [cols] + rows:

@@ -6,7 +6,7 @@
 namespace dissect::stats {
 
 const std::vector<std::string>& configuration_keys() {
-  static const std::vector<std::string> keys{"kernel",  "target",  "path",   "element",  "pattern",
+  static const std::vector<std::string> keys{"kernel",  "target",  "path",   "access", "element",  "pattern",
                                              "size_bytes", "stride_bytes", "offset_bytes", "page_bytes",
                                              "timing_mode", "clock", "blocks", "threads", "chasers",
                                              "thread_offset_bytes", "ilp", "carveout", "arrays"};

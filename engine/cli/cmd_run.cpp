@@ -43,7 +43,10 @@ void print_point(const Point& p) {
   const Experiment& e = p.experiment;
   std::cout << "  #" << p.id;
   for (const auto& [f, v] : p.axis_values) std::cout << " " << f << "=" << v;
-  std::cout << "  [" << to_string(e.kernel) << " path=" << to_string(e.path) << " " << to_string(e.element)
+  const bool store = e.access == Access::store;
+  std::cout << "  [" << to_string(e.kernel) << (store ? " store" : "") << " path=" << to_string(e.path)
+            << (store ? std::string(" (st.") + store_operator(e.path) + ")" : std::string()) << " "
+            << to_string(e.element)
             << " N=" << format_bytes(e.array.size_bytes) << " s=" << format_bytes(e.array.stride_bytes)
             << " pattern=" << to_string(e.array.pattern) << " iterations=" << e.iterations << " warmup=" << e.warmup
             << " timing=" << to_string(e.timing.mode) << "/" << to_string(e.timing.clock)

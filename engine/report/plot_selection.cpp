@@ -45,7 +45,7 @@ const char* plot_title(PlotKind kind) {
 
 const std::vector<std::string>& parameter_columns() {
   static const std::vector<std::string> cols{
-      "kernel", "target",  "path",   "element", "pattern", "size_bytes", "stride_bytes", "offset_bytes",
+      "kernel", "target",  "path",   "access", "element", "pattern", "size_bytes", "stride_bytes", "offset_bytes",
       "page_bytes", "iterations", "warmup", "discard", "timing_mode", "clock", "blocks", "threads",
       "chasers", "thread_offset_bytes", "ilp", "carveout", "repeats", "arrays"};
   return cols;

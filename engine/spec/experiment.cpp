@@ -21,6 +21,7 @@ const char* to_string(LoadPath v) {
   return "?";
 }
 const char* to_string(ElementType v) { return v == ElementType::u32 ? "u32" : "u64"; }
+const char* to_string(Access v) { return v == Access::load ? "load" : "store"; }
 const char* to_string(Pattern v) {
   switch (v) {
     case Pattern::sequential: return "sequential";
@@ -68,6 +69,21 @@ Target default_target(LoadPath p) {
     case LoadPath::lu: return Target::l2;
   }
   return Target::l2;
+}
+
+const char* store_operator(LoadPath p) {
+  switch (p) {
+    case LoadPath::ca: return "wb";
+    case LoadPath::cg: return "cg";
+    case LoadPath::cs: return "cs";
+    case LoadPath::cv: return "wt";
+    case LoadPath::shared: return "shared";
+    case LoadPath::lu:
+    case LoadPath::ldg:
+    case LoadPath::tex:
+    case LoadPath::constant: return nullptr;
+  }
+  return nullptr;
 }
 
 bool is_sm_private(Target t) {

@@ -14,6 +14,10 @@ namespace dissect {
 // How a load reaches memory. The names are the ones users write in specs.
 enum class LoadPath { ca, cg, cs, cv, lu, ldg, tex, constant, shared };
 enum class ElementType { u32, u64 };
+// What the kernel does to its array: read it, or write it (the throughput kernel's
+// store variant: `access: store`; the path's cache operator then names a store's,
+// store_operator()).
+enum class Access { load, store };
 // Order in which the chase visits the array.
 enum class Pattern {
   sequential,    // 0, s, 2s, ... wrapping at N
@@ -49,6 +53,7 @@ enum class Target { automatic, l1, texture, readonly, constant, constant_l15, sh
 
 const char* to_string(LoadPath v);
 const char* to_string(ElementType v);
+const char* to_string(Access v);
 const char* to_string(Pattern v);
 const char* to_string(Frames v);
 const char* to_string(TimingMode v);
@@ -59,6 +64,11 @@ std::uint64_t element_bytes(ElementType t);
 // Target implied by a load path when the spec says `target: auto`.
 Target default_target(LoadPath p);
 bool is_sm_private(Target t);
+// The store a path's name stands for with `access: store`: ca -> "wb" (st.global.wb,
+// the default: write back at every coherent level), cg -> "cg", cs -> "cs", cv ->
+// "wt" (write through), shared -> "shared" (st.shared); nullptr for the paths that
+// have no store (lu, ldg, tex, const: read-only by definition).
+const char* store_operator(LoadPath p);
 
 // Special carveout values; any other value is the percentage of the unified
 // L1/shared storage given to shared memory (0..100), as the driver attribute
@@ -134,6 +144,7 @@ struct Experiment {
   Target target = Target::automatic;  // resolved: never `automatic` after decode
   bool parallel = true;               // allow per-SM packing when the target is SM-private
   LoadPath path = LoadPath::ca;
+  Access access = Access::load;  // store: the kernel writes the array through path's store_operator()
   ElementType element = ElementType::u32;
   ArraySpec array;
   std::uint64_t iterations = 4096;  // timed accesses per chasing thread (per chain in chain mode)

@@ -20,7 +20,7 @@ const std::set<std::string> kFileLevelKeys{"dissect", "include", "sweep", "max_p
 
 const std::vector<std::string> kTopKeys{
     "dissect", "include", "sweep", "max_points", "name", "description", "source", "abstract",
-    "kernel", "target", "parallel", "path", "element", "array", "iterations", "warmup", "discard",
+    "kernel", "target", "parallel", "path", "access", "element", "array", "iterations", "warmup", "discard",
     "timing", "layout", "ilp", "carveout", "repeats", "max_samples", "arrays", "phases", "analyzers",
     "expect"};
 const std::vector<std::string> kArrayKeys{"size", "stride", "offset", "page", "pattern", "indices", "seed", "frames"};
@@ -171,6 +171,7 @@ const std::vector<std::pair<std::string, LoadPath>> kPaths{
     {"ca", LoadPath::ca},   {"cg", LoadPath::cg},   {"cs", LoadPath::cs},
     {"cv", LoadPath::cv},   {"lu", LoadPath::lu},   {"ldg", LoadPath::ldg},
     {"tex", LoadPath::tex}, {"const", LoadPath::constant}, {"shared", LoadPath::shared}};
+const std::vector<std::pair<std::string, Access>> kAccess{{"load", Access::load}, {"store", Access::store}};
 const std::vector<std::pair<std::string, ElementType>> kElements{{"u32", ElementType::u32},
                                                                  {"u64", ElementType::u64}};
 const std::vector<std::pair<std::string, Frames>> kFrames{{"contiguous", Frames::contiguous},
@@ -322,6 +323,7 @@ Experiment decode_experiment(const SpecNode& root, Diagnostics& d) {
   if (auto v = read_enum(top.get("path"), "path", kPaths, d)) e.path = *v;
   const KernelKindInfo& kind = kernel_kind_info(e.kernel);
   if (!path_given && kind.only_path) e.path = *kind.only_path;
+  if (auto v = read_enum(top.get("access"), "access", kAccess, d)) e.access = *v;
   if (auto v = read_enum(top.get("target"), "target", kTargets, d)) e.target = *v;
   if (const SpecNode* n = top.get("parallel"))
     if (auto b = parse_bool(*n, "parallel", d)) e.parallel = *b;
@@ -529,6 +531,17 @@ Experiment decode_experiment(const SpecNode& root, Diagnostics& d) {
                                          (*kind.only_path == LoadPath::shared ? std::string("shared memory")
                                                                               : "path " + std::string(to_string(*kind.only_path))) +
                                          "; path must be " + to_string(*kind.only_path) + " (is " + to_string(e.path) + ")");
+  if (e.access == Access::store) {
+    if (!kind.stores)
+      d.error(loc_of(top.get("access")), "access: store only applies to kernel " +
+                                             kernel_kind_names(&KernelKindInfo::stores) + " (kernel is " + kernel_name +
+                                             ")");
+    else if (store_operator(e.path) == nullptr)
+      d.error(loc_of(top.get("path") != nullptr ? top.get("path") : top.get("access")),
+              std::string("path ") + to_string(e.path) +
+                  " has no store: with access: store, path is ca (st.global.wb), cg (st.global.cg), cs "
+                  "(st.global.cs), cv (st.global.wt) or shared (st.shared)");
+  }
   if (e.timing.mode != TimingMode::per_access && !kind.chain_timing)
     d.error(loc_of(timing.get("mode")), std::string("timing.mode ") + to_string(e.timing.mode) + " only applies to kernel " +
                                             kernel_kind_names(&KernelKindInfo::chain_timing) + " (kernel is " +

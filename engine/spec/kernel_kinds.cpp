@@ -47,19 +47,20 @@ const std::array<KernelKindInfo, 5> kKinds{{
     {KernelKind::pchase, "pchase",
      "per_access: one per timed access per chasing thread (latency of that load); chain: one per chasing "
      "thread per repeat (average cycles per load of a chain of `iterations` dependent loads)",
-     pchase_samples, false, false, std::nullopt, true, pchase_formula},
+     pchase_samples, false, false, std::nullopt, true, false, pchase_formula},
     {KernelKind::phases, "phases",
      "one per timed access of a measure phase (Sample::phase: the index of the measure phase among them)",
-     phases_samples, true, false, std::nullopt, false},
+     phases_samples, true, false, std::nullopt, false, false},
     {KernelKind::shared_stride, "shared_stride",
      "one per lane per repeat: average cycles per access over `iterations` dependent reads of word lane * stride",
-     shared_stride_samples, false, true, LoadPath::shared, false},
+     shared_stride_samples, false, true, LoadPath::shared, false, false},
     {KernelKind::throughput, "throughput",
-     "one per warp per repeat: cycles from the warp's first to its last load; offset_bytes = bytes it loaded",
-     throughput_samples, false, false, std::nullopt, false},
+     "one per warp per repeat: cycles from the warp's first load (or store) to its last result (stores: to "
+     "their completion); offset_bytes = bytes it loaded (or stored)",
+     throughput_samples, false, false, std::nullopt, false, true},
     {KernelKind::coalescing, "coalescing",
      "one per warp request per repeat: cycles of one warp-wide load, lane i at offset i * stride",
-     coalescing_samples, false, true, std::nullopt, false},
+     coalescing_samples, false, true, std::nullopt, false, false},
 }};
 
 }  // namespace

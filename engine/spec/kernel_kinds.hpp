@@ -25,6 +25,7 @@ struct KernelKindInfo {
   bool warp_access = false;                 // lanes of a warp read at lane * stride
   std::optional<LoadPath> only_path;        // the one path the kind reads (also its default)
   bool chain_timing = false;                // timing.mode chain (and on_chip) is allowed
+  bool stores = false;                      // `access: store` is allowed (the kernel can write its array)
   // How samples_per_point comes about, for an error message ("" when it is plain).
   std::string (*samples_formula)(const Experiment& e) = nullptr;
 };

@@ -14,6 +14,7 @@ std::vector<std::pair<std::string, std::string>> point_params(const Point& point
       {"kernel", to_string(e.kernel)},
       {"target", to_string(e.target)},
       {"path", to_string(e.path)},
+      {"access", to_string(e.access)},
       {"element", to_string(e.element)},
       {"pattern", to_string(e.array.pattern)},
       {"size_bytes", std::to_string(e.array.size_bytes)},

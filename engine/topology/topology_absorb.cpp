@@ -307,6 +307,7 @@ void bandwidth(TopologyResult& r, const std::string& memory, const Findings& fs)
   const auto f = findings::bandwidth(fs);
   if (!f) return;
   BandwidthResult b;
+  if (const BandwidthMeasure* m = bandwidth_measure(memory)) b.level = m->level, b.access = m->access;
   b.value = f->value;
   b.unit = f->unit;
   b.details = f->details;
@@ -315,13 +316,24 @@ void bandwidth(TopologyResult& r, const std::string& memory, const Findings& fs)
   b.gbps = f->gbps;
   b.method = f->method;
   b.device_sms = r.device.sm_count;
-  // Shared memory: the bound the measured banks give (banks x width per cycle and SM).
+  // Shared memory: the bound the measured banks give (banks x width per cycle and SM;
+  // reads and writes alike: one bank word per bank and cycle).
   const CacheResult* c = r.find("shared");
-  if (memory == "shared" && c != nullptr && c->banks && c->bank_width_bytes && b.bytes_per_cycle_per_sm) {
+  if (b.level == "shared" && c != nullptr && c->banks && c->bank_width_bytes && b.bytes_per_cycle_per_sm) {
     const double bound = static_cast<double>(*c->banks) * static_cast<double>(*c->bank_width_bytes);
     b.bound_bytes_per_cycle_per_sm = bound;
     b.bound_source = "measured banks x bank width (shared_banks step)";
     if (bound > 0) b.share_of_bound = *b.bytes_per_cycle_per_sm / bound;
+  }
+  // DRAM: the peak of the driver's memory clock and bus width (not measured: the
+  // interface's transfer rate, which no read or write stream quite reaches).
+  if (b.level == "dram" && b.gbps) {
+    if (const auto peak = r.driver.dram_peak_gbps(); peak && *peak > 0) {
+      b.bound_gbps = *peak;
+      b.bound_source = "driver: 2 x memory clock x bus width (CU_DEVICE_ATTRIBUTE_MEMORY_CLOCK_RATE, "
+                       "GLOBAL_MEMORY_BUS_WIDTH)";
+      b.share_of_bound = *b.gbps / *peak;
+    }
   }
   r.bandwidth[memory] = std::move(b);
 }

@@ -12,6 +12,7 @@
 #include "engine/core/paths.hpp"
 #include "engine/report/report_format.hpp"
 #include "engine/spec/units.hpp"
+#include "engine/topology/topology_result.hpp"
 
 namespace dissect {
 namespace {
@@ -140,10 +141,12 @@ std::vector<RowSpec> row_specs() {
                     return std::nullopt;
                   },
                   {}, {}});
-  rows.push_back({"bandwidth.global", "global bandwidth", Kind::gbps,
-                  [](const TopologyFile& t) { return bandwidth(t, "global"); }, {}, {}});
-  rows.push_back({"bandwidth.shared", "shared-memory bandwidth", Kind::gbps,
-                  [](const TopologyFile& t) { return bandwidth(t, "shared"); }, {}, {}});
+  // Every bandwidth figure, read and write of each level.
+  for (const auto& m : bandwidth_measures()) {
+    const std::string key = m.key;
+    rows.push_back({"bandwidth." + key, std::string(m.label) + " bandwidth", Kind::gbps,
+                    [key](const TopologyFile& t) { return bandwidth(t, key); }, {}, {}});
+  }
   rows.push_back({"device.sm_count", "SMs (driver)", Kind::count,
                   [](const TopologyFile& t) { return t.device_number("sm_count"); }, {}, {}});
   rows.push_back({"device.sm_clock_khz", "SM clock (driver)", Kind::mhz,

@@ -56,12 +56,15 @@ json cache_json(const CacheResult& c) {
 
 json bandwidth_json(const BandwidthResult& b) {
   json j{{"value", b.value}, {"unit", b.unit}, {"details", b.details}};
+  if (!b.level.empty()) j["level"] = b.level;
+  if (!b.access.empty()) j["access"] = b.access;
   put(j, "sms", b.sms);
   put(j, "bytes_per_cycle_per_sm", b.bytes_per_cycle_per_sm);
   put(j, "gbps", b.gbps);
   put(j, "method", b.method);
   put(j, "device_sms", b.device_sms);
   put(j, "bound_bytes_per_cycle_per_sm", b.bound_bytes_per_cycle_per_sm);
+  put(j, "bound_gbps", b.bound_gbps);
   put(j, "bound_source", b.bound_source);
   put(j, "share_of_bound", b.share_of_bound);
   return j;
@@ -89,8 +92,29 @@ DeviceFacts DeviceFacts::from_description(const json& d) {
 }
 
 DriverFigures DriverFigures::from_description(const json& d) {
-  return {device_number(d, "l2_bytes"), device_number(d, "shared_per_sm_bytes"),
-          device_number(d, "shared_per_block_bytes")};
+  return {device_number(d, "l2_bytes"),           device_number(d, "shared_per_sm_bytes"),
+          device_number(d, "shared_per_block_bytes"), positive(device_number(d, "memory_clock_khz")),
+          positive(device_number(d, "memory_bus_width_bits"))};
+}
+
+std::optional<double> DriverFigures::dram_peak_gbps() const {
+  if (!memory_clock_khz || !memory_bus_width_bits) return std::nullopt;
+  return 2.0 * static_cast<double>(*memory_clock_khz) * 1e3 * static_cast<double>(*memory_bus_width_bits) / 8 / 1e9;
+}
+
+const std::vector<BandwidthMeasure>& bandwidth_measures() {
+  static const std::vector<BandwidthMeasure> m{
+      {"shared", "shared", "read", "shared memory read"}, {"shared_write", "shared", "write", "shared memory write"},
+      {"l1", "l1", "read", "L1 read"},                    {"l2", "l2", "read", "L2 read"},
+      {"l2_write", "l2", "write", "L2 write"},            {"global", "dram", "read", "DRAM read"},
+      {"global_write", "dram", "write", "DRAM write"}};
+  return m;
+}
+
+const BandwidthMeasure* bandwidth_measure(const std::string& key) {
+  for (const auto& m : bandwidth_measures())
+    if (key == m.key) return &m;
+  return nullptr;
 }
 
 const CacheResult* TopologyResult::find(const std::string& name) const {

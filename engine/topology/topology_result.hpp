@@ -58,6 +58,11 @@ struct DriverFigures {
   std::optional<std::uint64_t> l2_bytes;
   std::optional<std::uint64_t> shared_per_sm_bytes;
   std::optional<std::uint64_t> shared_per_block_bytes;
+  std::optional<std::uint64_t> memory_clock_khz, memory_bus_width_bits;
+
+  // The DRAM peak the driver's figures give: 2 transfers per memory clock (double data
+  // rate) x the bus width, in GB/s (the figure the CUDA samples' deviceQuery prints).
+  [[nodiscard]] std::optional<double> dram_peak_gbps() const;
 
   // From Device::describe() (the keys engine/device/cuda/cuda_device.cpp writes).
   static DriverFigures from_description(const nlohmann::json& describe);
@@ -84,7 +89,20 @@ struct TlbResult {
   std::optional<std::string> page_method;  // "scattered frames" or "one allocation": where page_bytes was seen
 };
 
+// The bandwidth figures of topology.json (bandwidth.<key>), in the order the table
+// shows them: one per memory level and direction. `global` is the DRAM (reads).
+struct BandwidthMeasure {
+  const char* key;     // bandwidth.<key>; its step is bandwidth_<key>
+  const char* level;   // shared, l1, l2, dram
+  const char* access;  // read, write
+  const char* label;   // for tables
+};
+const std::vector<BandwidthMeasure>& bandwidth_measures();
+// The measure of a key, or nullptr.
+const BandwidthMeasure* bandwidth_measure(const std::string& key);
+
 struct BandwidthResult {
+  std::string level, access;  // bandwidth_measure(key)'s
   double value = 0;  // the rate over the SMs that ran
   std::string unit;
   nlohmann::json details;  // the bandwidth finding's details, kept whole
@@ -92,8 +110,10 @@ struct BandwidthResult {
   std::optional<double> bytes_per_cycle_per_sm, gbps;
   std::optional<std::string> method;
   std::optional<std::uint64_t> device_sms;
-  // Shared memory: the bound of the measured banks (banks x width per cycle and SM).
+  // The bound the figure approaches, where one is known: shared memory, the measured
+  // banks (banks x width per cycle and SM); DRAM, the driver's peak (GB/s).
   std::optional<double> bound_bytes_per_cycle_per_sm;
+  std::optional<double> bound_gbps;
   std::optional<std::string> bound_source;
   std::optional<double> share_of_bound;
 };
@@ -113,7 +133,7 @@ struct TopologyResult {
   std::map<std::string, CacheResult> caches;
   std::map<std::string, SharingResult> sharing;  // "l1/texture", ...
   std::optional<TlbResult> tlb;
-  std::map<std::string, BandwidthResult> bandwidth;  // "shared", "global"
+  std::map<std::string, BandwidthResult> bandwidth;  // by bandwidth_measures() key
 
   // The row of a cache, created when absent (a step that writes to it).
   CacheResult& cache(const std::string& name) { return caches[name]; }

@@ -3,6 +3,7 @@
 // the reasons for them included); here is only what it takes from earlier
 // steps and what it contributes to the result (topology_absorb.hpp).
 #include <algorithm>
+#include <optional>
 
 #include "engine/topology/topology_absorb.hpp"
 #include "engine/topology/topology_plan.hpp"
@@ -151,19 +152,69 @@ TopologyStep sharing_step(const std::string& a, const std::string& b) {
           .absorb = [a, b](TopologyResult& r, const Findings& fs) { absorb::sharing(r, a, b, fs); }};
 }
 
-// Bandwidth: blocks in proportion to the device's SMs (shared memory: one block per
-// SM, each SM's own shared memory; the backend gives an SM-private block its SM alone).
-TopologyStep bandwidth_step(const std::string& memory, std::uint64_t blocks_per_sm) {
-  return {.id = "bandwidth_" + memory,
-          .label = memory + " memory bandwidth",
+// Bandwidth (bandwidth_measures(): one step per level and direction, its spec
+// specs/topology/bandwidth_<key>.yaml): blocks in proportion to the device's SMs.
+// One number per SM: layout.blocks (one block per SM: each SM's own shared memory or
+// L1, and the SM's own clock times it); several: the sweep's layout.blocks.
+TopologyStep bandwidth_step(const std::string& key, std::vector<std::uint64_t> blocks_per_sm) {
+  const BandwidthMeasure* m = bandwidth_measure(key);
+  return {.id = "bandwidth_" + key,
+          .label = std::string(m != nullptr ? m->label : key.c_str()) + " bandwidth",
           .in_fast_mode = false,
           .sizes_from = [blocks_per_sm](const TopologyResult& r) -> StepSizing {
             Overrides o;
-            if (r.device.sm_count && *r.device.sm_count >= 1)
-              o.push_back({"layout.blocks", std::to_string(blocks_per_sm * *r.device.sm_count)});
+            if (!r.device.sm_count || *r.device.sm_count < 1) return o;
+            const std::uint64_t sms = *r.device.sm_count;
+            if (blocks_per_sm.size() == 1) {
+              o.push_back({"layout.blocks", std::to_string(blocks_per_sm.front() * sms)});
+            } else {
+              std::string list;
+              for (const auto k : blocks_per_sm) list += (list.empty() ? "" : ", ") + std::to_string(k * sms);
+              o.push_back({"sweep.layout.blocks", "[" + list + "]"});
+            }
             return o;
           },
-          .absorb = [memory](TopologyResult& r, const Findings& fs) { absorb::bandwidth(r, memory, fs); }};
+          .absorb = [key](TopologyResult& r, const Findings& fs) { absorb::bandwidth(r, key, fs); }};
+}
+
+// An L2 bandwidth step: the array is half of what one SM was measured to fill, which
+// stays in the L2 whichever SMs access it (the spec's size where that was not measured).
+TopologyStep l2_bandwidth_step(const std::string& key) {
+  TopologyStep s = bandwidth_step(key, {1});
+  s.sizes_from = [outer = s.sizes_from](const TopologyResult& r) -> StepSizing {
+    StepSizing sized = outer(r);
+    if (const auto c = r.size_of("l2"))
+      std::get<Overrides>(sized).push_back({"array.size", bytes(round_to(*c / 2, 1024 * 1024))});
+    return sized;
+  };
+  return s;
+}
+
+// The array size of specs/topology/bandwidth_global{,_write}.yaml.
+constexpr std::uint64_t kDramStepArray = 1ull << 30;
+
+// A DRAM bandwidth step: 2, 4 and 8 blocks per SM (the blocks dimension of the
+// search; every point more than one block per SM, so every figure is bytes over the
+// kernel time); the array at least 16 times the L2 (the driver's size, else twice the
+// one-SM figure), a power of two, where that exceeds the spec's 1 GiB, and at most a
+// quarter of the device memory.
+TopologyStep dram_bandwidth_step(const std::string& key) {
+  TopologyStep s = bandwidth_step(key, {2, 4, 8});
+  s.sizes_from = [outer = s.sizes_from](const TopologyResult& r) -> StepSizing {
+    StepSizing sized = outer(r);
+    std::optional<std::uint64_t> l2 = r.driver.l2_bytes;
+    if (!l2 || *l2 == 0) {
+      if (const auto c = r.size_of("l2")) l2 = 2 * *c;
+    }
+    if (l2 && *l2 > 0) {
+      std::uint64_t n = kDramStepArray;
+      while (n < 16 * *l2) n *= 2;
+      if (r.device.memory_bytes) n = std::max<std::uint64_t>(kDramStepArray, std::min(n, *r.device.memory_bytes / 4));
+      if (n > kDramStepArray) std::get<Overrides>(sized).push_back({"array.size", bytes(n)});
+    }
+    return sized;
+  };
+  return s;
 }
 
 // The page-size step: N fixed at twice the first TLB level's coverage (known,
@@ -290,21 +341,17 @@ std::vector<TopologyStep> topology_plan() {
                     return tlb_sweeps::range_sweep(ranges, tlb_sweeps::limits(r));
                   },
                   .absorb = absorb::tlb_sets});
-  plan.push_back(bandwidth_step("shared", 1));
-  plan.push_back(bandwidth_step("global", 8));
-  // Read bandwidth of L1 and L2, one block per SM: last, so that what they allocate
-  // cannot move the arrays of the steps above (the one-SM L2 steps depend on where
-  // their arrays lie: results/h100/README.md).
-  plan.push_back(bandwidth_step("l1", 1));
-  TopologyStep l2 = bandwidth_step("l2", 1);
-  l2.sizes_from = [](const TopologyResult& r) -> StepSizing {
-    Overrides o;
-    if (r.device.sm_count && *r.device.sm_count >= 1) o.push_back({"layout.blocks", std::to_string(*r.device.sm_count)});
-    // Half of what one SM fills stays in the L2 whichever SMs read it.
-    if (const auto c = r.size_of("l2")) o.push_back({"array.size", bytes(round_to(*c / 2, 1024 * 1024))});
-    return o;
-  };
-  plan.push_back(std::move(l2));
+  // Bandwidth, read and write of each level: last, so that what they allocate cannot
+  // move the arrays of the steps above (the one-SM L2 steps depend on where their
+  // arrays lie: results/h100/README.md); the reads before the writes, so that no read
+  // starts with an L2 of lines a write step left dirty.
+  plan.push_back(bandwidth_step("shared", {1}));
+  plan.push_back(dram_bandwidth_step("global"));
+  plan.push_back(bandwidth_step("l1", {1}));
+  plan.push_back(l2_bandwidth_step("l2"));
+  plan.push_back(bandwidth_step("shared_write", {1}));
+  plan.push_back(l2_bandwidth_step("l2_write"));
+  plan.push_back(dram_bandwidth_step("global_write"));
   return plan;
 }
 

@@ -8,6 +8,7 @@
 #include <sstream>
 
 #include "engine/spec/units.hpp"
+#include "engine/topology/topology_result.hpp"
 
 namespace dissect {
 namespace {
@@ -194,23 +195,53 @@ std::string topology_page_line(const json& r) {
   return "";
 }
 
-// One row per memory: the rate over the SMs that ran (TB/s or GB/s), bytes per cycle
-// per SM, how many SMs of the device ran (a figure of fewer SMs than the device has
-// says so in its own cell), and for shared memory the bound of the measured banks.
+namespace {
+
+std::string rate_text(double gbps) {
+  char buf[48];
+  if (gbps >= 1000) std::snprintf(buf, sizeof buf, "%.2f TB/s", gbps / 1000);
+  else std::snprintf(buf, sizeof buf, "%.1f GB/s", gbps);
+  return buf;
+}
+
+const char* level_label(const std::string& level) {
+  if (level == "shared") return "shared";
+  if (level == "l1") return "L1";
+  if (level == "l2") return "L2";
+  if (level == "dram") return "DRAM";
+  return nullptr;
+}
+
+}  // namespace
+
+// One row per figure, read and write of each level (bandwidth_measures(): shared, L1,
+// L2, DRAM; keys it does not know after them): the rate over the SMs that ran (TB/s or
+// GB/s), bytes per cycle per SM, how many SMs of the device ran (a figure of fewer SMs
+// than the device has says so in its own cell), and the bound it approaches where one
+// is known (shared memory: the measured banks; DRAM: the driver's peak).
 TopologyTable topology_bandwidth_table(const json& r) {
-  TopologyTable t{"Bandwidth", {"memory", "bandwidth", "per SM", "SMs", "bound per SM"}, {}};
-  if (!r.contains("bandwidth")) return t;
-  for (const auto& [name, b] : r["bandwidth"].items()) {
+  TopologyTable t{"Bandwidth", {"memory", "access", "bandwidth", "per SM", "SMs", "bound"}, {}};
+  if (!r.contains("bandwidth") || !r["bandwidth"].is_object()) return t;
+  std::vector<std::string> keys;
+  for (const auto& m : bandwidth_measures())
+    if (r["bandwidth"].contains(m.key)) keys.push_back(m.key);
+  for (const auto& [name, b] : r["bandwidth"].items())
+    if (bandwidth_measure(name) == nullptr) keys.push_back(name);
+  for (const auto& name : keys) {
+    const json& b = r["bandwidth"][name];
     const json& d = b.value("details", json::object());
+    const BandwidthMeasure* m = bandwidth_measure(name);
+    const std::string level = b.value("level", std::string(m != nullptr ? m->level : ""));
+    const char* level_name = level_label(level);
+    const std::string memory = level_name != nullptr ? level_name : name;
+    const std::string access = b.value("access", std::string(m != nullptr ? m->access : "-"));
     char buf[96];
     std::string rate = "-";
     if (b.contains("value") && b["value"].is_number()) {
       const double v = b["value"].get<double>();
       const std::string unit = b.value("unit", std::string(""));
-      if (unit == "GB/s" && v >= 1000) std::snprintf(buf, sizeof buf, "%.1f TB/s", v / 1000);
-      else if (unit == "GB/s") std::snprintf(buf, sizeof buf, "%.1f GB/s", v);
-      else std::snprintf(buf, sizeof buf, "%.1f %s", v, unit.c_str());
-      rate = buf;
+      if (unit == "GB/s") rate = rate_text(v);
+      else std::snprintf(buf, sizeof buf, "%.1f %s", v, unit.c_str()), rate = buf;
     }
     std::string per_sm = num(b, "bytes_per_cycle_per_sm", "%.1f B/clk");
     if (per_sm == "-") per_sm = num(d, "peak_bytes_per_cycle_per_sm", "%.1f B/clk");
@@ -228,14 +259,15 @@ TopologyTable topology_bandwidth_table(const json& r) {
       }
     }
     std::string bound = "-";
-    if (b.contains("bound_bytes_per_cycle_per_sm") && b["bound_bytes_per_cycle_per_sm"].is_number()) {
+    if (b.contains("bound_bytes_per_cycle_per_sm") && b["bound_bytes_per_cycle_per_sm"].is_number())
       bound = num(b, "bound_bytes_per_cycle_per_sm", "%.0f B/clk");
-      if (b.contains("share_of_bound") && b["share_of_bound"].is_number()) {
-        std::snprintf(buf, sizeof buf, " (%.0f%% reached)", 100 * b["share_of_bound"].get<double>());
-        bound += buf;
-      }
+    else if (b.contains("bound_gbps") && b["bound_gbps"].is_number())
+      bound = rate_text(b["bound_gbps"].get<double>()) + " driver peak";
+    if (bound != "-" && b.contains("share_of_bound") && b["share_of_bound"].is_number()) {
+      std::snprintf(buf, sizeof buf, " (%.0f%% reached)", 100 * b["share_of_bound"].get<double>());
+      bound += buf;
     }
-    t.rows.push_back({name, rate, per_sm, sms, bound});
+    t.rows.push_back({memory, access, rate, per_sm, sms, bound});
   }
   return t;
 }

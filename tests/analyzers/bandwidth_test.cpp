@@ -137,3 +137,47 @@ TEST_CASE("bandwidth: a peak at the edge of the sweep alone is flagged") {
   CHECK(f.details["note"].get<std::string>().find("plateau may lie beyond the sweep") != std::string::npos);
   CHECK(f.confidence < 0.8);
 }
+
+TEST_CASE("bandwidth: stores are read as loads are, and say so") {
+  TraceSet t = sweep(40, 4, 1e6);
+  for (auto& p : t.points) p.params["access"] = "store";
+  const Finding f = test::analyze(t, "bandwidth");
+  INFO(f.to_json().dump());
+  CHECK(f.details["access"] == "store");
+  CHECK(f.value.get<double>() == doctest::Approx(160).epsilon(0.001));  // 4 SMs x 40 B/cycle x 1 GHz
+  CHECK(f.summary.find("of stores over 4 SMs") != std::string::npos);
+  CHECK(f.evidence["points"][0]["access"] == "store");
+  CHECK_FALSE(f.details.contains("by_access"));
+  // A trace without the parameter (an older bundle, an imported trace) is loads.
+  CHECK(test::analyze(sweep(40, 4, 1e6), "bandwidth").details["access"] == "load");
+}
+
+TEST_CASE("bandwidth: a sweep of loads and stores reports the peak of each") {
+  TraceSet t = sweep(64, 2, 1e6);
+  for (auto& p : t.points) p.params["access"] = "load";
+  TraceSet st = sweep(24, 2, 1e6);
+  for (auto p : st.points) {
+    p.params["access"] = "store";
+    p.point_id = t.points.size();
+    t.points.push_back(p);
+  }
+  const Finding f = test::analyze(t, "bandwidth");
+  INFO(f.to_json().dump());
+  CHECK(f.details["access"] == "load");
+  CHECK(f.details["by_access"]["load"]["bytes_per_cycle_per_sm"].get<double>() == doctest::Approx(64).epsilon(0.001));
+  CHECK(f.details["by_access"]["store"]["bytes_per_cycle_per_sm"].get<double>() == doctest::Approx(24).epsilon(0.001));
+}
+
+TEST_CASE("bandwidth: with several blocks per SM, the ILP x warps that reach the peak count every block of an SM") {
+  // 4 blocks per SM, one after another: 2 B/cycle per load in flight of one block, so a
+  // block's 32 loads in flight reach the peak; an SM ran 4 such blocks.
+  const Finding f = test::analyze(sweep(64, 8, 1e6, 4), "bandwidth");
+  INFO(f.to_json().dump());
+  const auto& reach = f.details["reaches_peak"];
+  CHECK(reach["blocks_per_sm"] == 4);
+  CHECK(reach["warps_per_sm"] == 4 * reach["warps_per_block"].get<std::uint64_t>());
+  CHECK(reach["ilp"].get<std::uint64_t>() * reach["warps_per_block"].get<std::uint64_t>() == 32);
+  CHECK(reach["ilp_x_warps"] == 4 * 32);
+  CHECK(f.details["peak_point"]["blocks_per_sm"] == 4);
+  CHECK(f.summary.find("warps per SM (4 blocks of") != std::string::npos);
+}

@@ -25,6 +25,10 @@ struct ArrayImage {
   // copy): element i = (i + fill_stride) mod n, the rule of chase_order.hpp.
   bool device_fill = false;
   std::uint64_t fill_stride = 0;                    // elements
+  // Placed but never written: the kernel does not use the contents, and writing them
+  // would disturb the measurement (a store kernel's array; an array read from DRAM,
+  // which a write just before would leave as an L2 of dirty lines to write back).
+  bool unwritten = false;
   std::vector<unsigned char> bytes;                 // dense: the whole array
   std::vector<std::uint64_t> offsets, values;       // sparse: byte offsets and element values
 };

@@ -48,7 +48,9 @@ CUtexObject make_texture(const CudaDriver& drv, CUdeviceptr p, const ArrayImage&
 
 bool needs_helpers(std::span<const LaunchArray> arrays) {
   return std::any_of(arrays.begin(), arrays.end(),
-                     [](const LaunchArray& a) { return !a.image.dense || a.image.device_fill; });
+                     [](const LaunchArray& a) {
+                       return !a.image.unwritten && (!a.image.dense || a.image.device_fill);
+                     });
 }
 
 std::vector<dissect_array_ref> place_arrays(const CudaDriver& drv, std::span<const LaunchArray> arrays,
@@ -90,7 +92,9 @@ std::vector<dissect_array_ref> place_arrays(const CudaDriver& drv, std::span<con
       continue;
     }
     const CUdeviceptr p = base + at[i];
-    if (img.device_fill) {
+    if (img.unwritten) {
+      // placed only: whatever the arena holds there stays
+    } else if (img.device_fill) {
       fills.add(p, img.size_bytes / elem, img.fill_stride, static_cast<std::uint32_t>(elem));
     } else if (img.dense) {
       DISSECT_CU(drv, cuMemcpyHtoD(p, img.bytes.data(), img.bytes.size()));

@@ -5,7 +5,8 @@
 // constant bank, texture objects over tex-path arrays. Dense arrays are copied,
 // sparse ones (huge arrays a chase visits a few thousand elements of) are scattered
 // on the device, sequential ones are only described: the launcher writes them all
-// with one batched fill launch ordered before the measuring launch.
+// with one batched fill launch ordered before the measuring launch; unwritten ones
+// (ArrayImage::unwritten) are placed and left as they are.
 #include <span>
 #include <vector>
 

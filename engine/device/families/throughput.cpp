@@ -1,6 +1,7 @@
 // Kernel family `throughput` (kernels_templates/throughput.cuh): many warps, each
-// thread making `iterations` rounds of `ilp` independent loads; one time per warp.
-// Bandwidth of a level is the bytes the warps loaded over their cycles.
+// thread making `iterations` rounds of `ilp` independent loads (`access: store`:
+// stores); one time per warp. Bandwidth of a level is the bytes the warps loaded
+// (stored) over their cycles.
 #include <algorithm>
 
 #include "engine/core/diagnostics.hpp"
@@ -14,6 +15,18 @@
 namespace dissect {
 namespace {
 
+// The kernel never uses what its array holds. A load kernel's array is written all
+// the same (one fill launch before the measuring one), which leaves an array that
+// fits the L2 there: the first rounds of an L1 or L2 read hit as the later ones do.
+// It is left unwritten where that write would be part of the measurement: a store
+// kernel overwrites it anyway, and an array read from DRAM (target dram) would
+// start with an L2 of dirty lines of the fill that the reads must write back first.
+LaunchArray throughput_array(const Experiment& e) {
+  LaunchArray a = plain_array(e);
+  if (e.path != LoadPath::constant && (e.access == Access::store || e.target == Target::dram)) a.image.unwritten = true;
+  return a;
+}
+
 class ThroughputLaunch final : public BlockTableLaunch<dissect_tp_point> {
  public:
   ThroughputLaunch(std::span<const Experiment* const> pts, const CudaLimits& limits) : BlockTableLaunch(pts) {
@@ -23,7 +36,7 @@ class ThroughputLaunch final : public BlockTableLaunch<dissect_tp_point> {
       if (e.array.size_bytes / e.elem_bytes() >= (1ull << 32))
         throw RunError("kernel throughput indexes arrays of fewer than 2^32 elements");
       begin_point();
-      arrays.push_back(plain_array(e));
+      arrays.push_back(throughput_array(e));
       const std::uint32_t threads = e.layout.threads;
       for (std::uint32_t b = 0; b < e.layout.blocks; ++b) {
         dissect_tp_point p{};
@@ -71,10 +84,12 @@ class ThroughputFamily final : public KernelFamily {
     KernelParams p;
     p.template_name = "throughput";
     p.entry = "dissect_throughput";
-    p.label = std::string("throughput-") + to_string(e.path) + "-" + to_string(e.element) + "-ilp" +
-              std::to_string(e.ilp) + "-" + to_string(e.timing.clock);
+    const bool store = e.access == Access::store;
+    p.label = std::string("throughput-") + (store ? "store-" : "") + to_string(e.path) + "-" + to_string(e.element) +
+              "-ilp" + std::to_string(e.ilp) + "-" + to_string(e.timing.clock);
     p.defines = {{"DISSECT_PATH", std::to_string(path_code(e.path))},
                  {"DISSECT_ILP", std::to_string(e.ilp)},
+                 {"DISSECT_STORE", store ? "1" : "0"},
                  element_define(e),
                  clock_define(e),
                  {"DISSECT_USES_CONST", e.path == LoadPath::constant ? "1" : "0"}};
@@ -82,6 +97,7 @@ class ThroughputFamily final : public KernelFamily {
   }
   void append_identity(const Experiment& e, std::string& out) const override {
     append_byte(out, e.path);
+    append_byte(out, e.access);
     for (int shift = 0; shift < 32; shift += 8) append_byte(out, e.ilp >> shift);
   }
   [[nodiscard]] std::unique_ptr<CudaLaunch> cuda_launch(std::span<const Experiment* const> points,

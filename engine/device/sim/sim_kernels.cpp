@@ -380,13 +380,16 @@ void run_throughput(Ctx& c) {
   const double blocks_per_sm = std::ceil(static_cast<double>(e.layout.blocks) / static_cast<double>(p.sm_count));
 
   // Latency and bandwidth limit (bytes/cycle per SM) of the level the array fits in.
+  // Stores end in the first write-back cache that holds the array (else DRAM) and
+  // pass every write-through cache before it, limited by each one's store bandwidth.
+  const bool store = e.access == Access::store;
   double latency = 0, limit = 0;
   auto tighten = [&](double per_sm) {
     if (per_sm > 0) limit = limit == 0 ? per_sm : std::min(limit, per_sm);
   };
   if (e.path == LoadPath::shared) {
     latency = p.shared.latency;
-    tighten(p.shared.bandwidth > 0 ? p.shared.bandwidth : static_cast<double>(p.shared.banks * p.shared.bank_width));
+    tighten(store ? p.shared.store_bandwidth() : p.shared.load_bandwidth());
   } else {
     const PathSpec& ps = p.path(e.path);
     if (!ps.defined)
@@ -398,7 +401,9 @@ void run_throughput(Ctx& c) {
       if (st.kind == PathStep::Kind::tlb) continue;
       const CacheSpec& cs = p.caches[st.cache];
       const double cap = static_cast<double>(c.mem.geometry(st.cache).capacity_bytes());
-      tighten(cs.per_sm ? cs.bandwidth * cs.instances_per_sm : cs.bandwidth / active_sms);
+      const double bw = store ? cs.store_bandwidth() : cs.bandwidth;
+      tighten(cs.per_sm ? bw * cs.instances_per_sm : bw / active_sms);
+      if (store && !cs.write_back) continue;
       if (cap >= static_cast<double>(e.array.size_bytes)) {
         latency = extra + (std::isnan(st.latency) ? cs.latency : st.latency);
         hit = true;
@@ -408,7 +413,7 @@ void run_throughput(Ctx& c) {
     }
     if (!hit) {
       latency = extra + p.dram_latency;
-      tighten(p.dram_bandwidth / active_sms);
+      tighten((store ? p.dram_store_bandwidth() : p.dram_bandwidth) / active_sms);
     }
   }
   latency = std::max(latency, 1.0);

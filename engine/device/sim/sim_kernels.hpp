@@ -22,11 +22,13 @@
 //                  distinct bank words one bank serves for the lane's warp
 //                  (the same word is a broadcast).
 //   throughput     analytic: the level the array fits in (first cache on the path
-//                  whose capacity holds it, else DRAM); bytes in flight per SM =
-//                  blocks per SM x warps x ilp x warp size x element; rate =
-//                  min(in flight / latency, bandwidth limits of the levels
-//                  passed). One Sample per warp per repeat: offset_bytes = bytes
-//                  the warp loaded, latency = cycles of the SM's work.
+//                  whose capacity holds it, else DRAM; stores: the first
+//                  write-back cache that holds it, write-through caches passed);
+//                  bytes in flight per SM = blocks per SM x warps x ilp x warp
+//                  size x element; rate = min(in flight / latency, bandwidth
+//                  limits of the levels passed: the store bandwidths for stores).
+//                  One Sample per warp per repeat: offset_bytes = bytes the warp
+//                  loaded (stored), latency = cycles of the SM's work.
 //   coalescing     per block, one warp request per iteration (after `warmup`
 //                  untimed ones), lane i at offset + i*stride; latency = slowest
 //                  distinct sector through the memory system + (distinct lines -

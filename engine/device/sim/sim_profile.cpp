@@ -494,8 +494,8 @@ const std::vector<std::string> kTopKeys{"dissect_profile", "name",  "description
                                         "tlb",             "paths", "dram", "shared", "coalescing", "noise"};
 const std::vector<std::string> kCacheKeys{"description", "scope",       "per_sm",     "size",      "line",
                                           "sector",      "ways",        "sets",       "set_ways",  "index",
-                                          "replacement", "latency",     "miss_cost",  "bandwidth", "partitions",
-                                          "carveout"};
+                                          "replacement", "latency",     "miss_cost",  "bandwidth", "write",
+                                          "write_bandwidth", "partitions", "carveout"};
 const std::vector<std::string> kTlbKeys{"name", "scope", "page", "pages_per_entry", "entries", "ways", "sets",
                                         "set_ways", "index", "replacement", "miss_penalty"};
 
@@ -529,6 +529,13 @@ void decode_cache(const std::string& name, const SpecNode& node, const Location&
   if (auto v = r.number("latency", 0, 1e7)) c.latency = *v;
   if (auto v = r.number("miss_cost", -1e6, 1e7)) c.miss_cost = *v;
   if (auto v = r.number("bandwidth", 0, 1e9)) c.bandwidth = *v;
+  c.write_back = !c.per_sm;
+  if (const SpecNode* w = r.get("write")) {
+    auto v = read_enum(w, r.name("write"),
+                       std::vector<std::pair<std::string, bool>>{{"back", true}, {"through", false}}, d);
+    if (v) c.write_back = *v;
+  }
+  if (auto v = r.number("write_bandwidth", 0, 1e9)) c.write_bandwidth = *v;
   auto geometry = build_geometry(in, r, false, d);
   if (geometry && index && rep) {
     c.geometry = *geometry;
@@ -831,7 +838,10 @@ nlohmann::json Profile::ground_truth() const {
            {"index", g.index.describe()},
            {"replacement", g.replacement.describe()},
            {"latency_cycles", c.latency},
-           {"miss_cost_cycles", c.miss_cost}};
+           {"miss_cost_cycles", c.miss_cost},
+           {"bandwidth_bytes_per_cycle", c.bandwidth},
+           {"write", c.write_back ? "back" : "through"},
+           {"write_bandwidth_bytes_per_cycle", c.store_bandwidth()}};
     if (g.uniform_ways() == 0) x["set_ways"] = g.set_ways;
     if (c.partitions.count > 1)
       x["partitions"] = {{"count", c.partitions.count},
@@ -887,10 +897,18 @@ nlohmann::json Profile::ground_truth() const {
   // Load-to-use cycles (no timer overhead, no TLB misses, near L2 partition) of a
   // hit at each level of each path, and of a DRAM access.
   j["path_latencies"] = lj;
-  j["dram"] = {{"latency_cycles", dram_latency}, {"bandwidth_bytes_per_cycle", dram_bandwidth}};
-  j["shared"] = {{"size_bytes", shared.size_bytes},     {"banks", shared.banks},
-                 {"bank_width_bytes", shared.bank_width}, {"latency_cycles", shared.latency},
-                 {"conflict_cycles", shared.conflict_cycles}};
+  // Bandwidths in bytes per cycle (caches: per instance, device-wide for scope device;
+  // shared memory: per SM; DRAM: device-wide; 0: unlimited).
+  j["dram"] = {{"latency_cycles", dram_latency},
+               {"bandwidth_bytes_per_cycle", dram_bandwidth},
+               {"write_bandwidth_bytes_per_cycle", dram_store_bandwidth()}};
+  j["shared"] = {{"size_bytes", shared.size_bytes},
+                 {"banks", shared.banks},
+                 {"bank_width_bytes", shared.bank_width},
+                 {"latency_cycles", shared.latency},
+                 {"conflict_cycles", shared.conflict_cycles},
+                 {"bandwidth_bytes_per_cycle", shared.load_bandwidth()},
+                 {"write_bandwidth_bytes_per_cycle", shared.store_bandwidth()}};
   j["noise"] = {{"enabled", noise.enabled()},
                 {"seed", noise.seed},
                 {"jitter_cycles", noise.jitter},
@@ -977,20 +995,23 @@ Profile decode_profile(const SpecNode& root, Diagnostics& d) {
 
   top.require("dram", "{latency: 600}");
   {
-    Reader r(top.get("dram"), "dram.", {"latency", "bandwidth", "size"}, d);
+    Reader r(top.get("dram"), "dram.", {"latency", "bandwidth", "write_bandwidth", "size"}, d);
     r.require("latency", "600");
     if (auto v = r.number("latency", 0, 1e7)) p.dram_latency = *v;
     if (auto v = r.number("bandwidth", 0, 1e9)) p.dram_bandwidth = *v;
+    if (auto v = r.number("write_bandwidth", 0, 1e9)) p.dram_write_bandwidth = *v;
     if (auto v = r.bytes("size", true)) p.memory_bytes = *v;
   }
   {
-    Reader r(top.get("shared"), "shared.", {"size", "banks", "bank_width", "latency", "conflict_cycles", "bandwidth"}, d);
+    Reader r(top.get("shared"), "shared.",
+             {"size", "banks", "bank_width", "latency", "conflict_cycles", "bandwidth", "write_bandwidth"}, d);
     if (auto v = r.bytes("size", true)) p.shared.size_bytes = *v;
     if (auto v = r.count("banks", 1, 1024)) p.shared.banks = static_cast<std::uint32_t>(*v);
     if (auto v = r.bytes("bank_width", true)) p.shared.bank_width = *v;
     if (auto v = r.number("latency", 0, 1e6)) p.shared.latency = *v;
     if (auto v = r.number("conflict_cycles", 0, 1e6)) p.shared.conflict_cycles = *v;
     if (auto v = r.number("bandwidth", 0, 1e9)) p.shared.bandwidth = *v;
+    if (auto v = r.number("write_bandwidth", 0, 1e9)) p.shared.write_bandwidth = *v;
   }
   {
     Reader r(top.get("coalescing"), "coalescing.", {"line_cycles", "sector_cycles"}, d);

@@ -3,6 +3,7 @@
 // read from specs/devices/<name>.yaml. docs/device-profiles.md is the reference
 // of the format; every error names file:line:col.
 #include <array>
+#include <cmath>
 #include <cstdint>
 #include <limits>
 #include <nlohmann/json.hpp>
@@ -58,6 +59,13 @@ struct CacheSpec {
   double latency = 0;                 // hit latency (load to use, cycles, without timer overhead)
   double miss_cost = 0;               // added to any access that looks this cache up and misses
   double bandwidth = 0;               // bytes/cycle (per instance; device-wide for scope device); 0: unlimited
+  // Stores (the throughput kernel's `access: store`): a write-back cache keeps the lines
+  // written (a store to an array it holds ends there); a write-through one passes every
+  // store on to the next level. Default: through for scope sm (NVIDIA's L1s are
+  // write-through for global stores), back for scope device.
+  bool write_back = false;
+  double write_bandwidth = std::numeric_limits<double>::quiet_NaN();  // bytes/cycle of stores; NaN: bandwidth
+  [[nodiscard]] double store_bandwidth() const { return std::isnan(write_bandwidth) ? bandwidth : write_bandwidth; }
   PartitionSpec partitions;
   CacheGeometry partition_geometry;   // one partition's share (partitions.count > 1)
   std::vector<CarveoutConfig> carveout;  // empty: fixed size
@@ -101,6 +109,14 @@ struct SharedSpec {
   double latency = 30;
   double conflict_cycles = 30;  // per extra access of a conflicting bank
   double bandwidth = 0;         // bytes/cycle per SM; 0: banks * width
+  double write_bandwidth = std::numeric_limits<double>::quiet_NaN();  // stores; NaN: as loads
+  // Bytes per cycle per SM of loads and of stores.
+  [[nodiscard]] double load_bandwidth() const {
+    return bandwidth > 0 ? bandwidth : static_cast<double>(banks) * static_cast<double>(bank_width);
+  }
+  [[nodiscard]] double store_bandwidth() const {
+    return std::isnan(write_bandwidth) ? load_bandwidth() : write_bandwidth;
+  }
 };
 
 struct NoiseSpec {
@@ -132,6 +148,10 @@ struct Profile {
   std::array<PathSpec, 9> paths{};      // indexed by LoadPath
   double dram_latency = 500;
   double dram_bandwidth = 0;            // bytes/cycle device-wide; 0: unlimited
+  double dram_write_bandwidth = std::numeric_limits<double>::quiet_NaN();  // stores; NaN: dram_bandwidth
+  [[nodiscard]] double dram_store_bandwidth() const {
+    return std::isnan(dram_write_bandwidth) ? dram_bandwidth : dram_write_bandwidth;
+  }
   std::uint64_t memory_bytes = 80ull << 30;  // dram.size: arrays beyond it are refused
   SharedSpec shared;
   double coalesce_line_cycles = 2;      // per extra distinct line of a warp request

@@ -92,3 +92,20 @@ TEST_CASE("shared_stride, coalescing and throughput have templates too") {
   CHECK(kernel_params(e).label == "throughput-cg-u32-ilp4-clock");
   CHECK(kernel_params(e).canonical().find("DISSECT_ILP=4") != std::string::npos);
 }
+
+TEST_CASE("throughput stores: their own kernel (DISSECT_STORE 1), label and identity") {
+  Experiment load = test::pchase_experiment("cg");
+  load.kernel = KernelKind::throughput;
+  load.ilp = 4;
+  Experiment store = load;
+  store.access = Access::store;
+  CHECK(kernel_params(store).label == "throughput-store-cg-u32-ilp4-clock");
+  CHECK(kernel_params(store).canonical().find("DISSECT_STORE=1") != std::string::npos);
+  CHECK(kernel_params(load).canonical().find("DISSECT_STORE=0") != std::string::npos);
+  // Loads and stores never share a kernel or a launch; two stores alike do.
+  CHECK(kernel_identity(load) != kernel_identity(store));
+  Experiment other = store;
+  other.array.size_bytes *= 2;
+  CHECK(kernel_identity(other) == kernel_identity(store));
+  CHECK(kernel_params(other).canonical() == kernel_params(store).canonical());
+}

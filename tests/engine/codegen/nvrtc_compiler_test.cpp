@@ -118,9 +118,50 @@ TEST_CASE("shared_stride, coalescing and throughput compile with the requested l
   }
 }
 
-// The throughput kernel's streaming loop: load q of a round at an immediate offset of
-// one address register (no per-load index arithmetic), for shared memory and global
-// paths. Checked in the SASS where a disassembler is installed (cuobjdump/nvdisasm).
+// Stores (access: store): every path with a store compiles to the store of its cache
+// operator, ILP of them per round in each loop, nothing folded away; the warp reads its
+// clock after a fence, so that its time covers the stores' completion.
+TEST_CASE("throughput stores compile to the path's st.<op> (sm_70/80/90)") {
+  const std::pair<const char*, const char*> cases[] = {
+      {"ca", "st.global.wb."}, {"cg", "st.global.cg."}, {"cs", "st.global.cs."}, {"cv", "st.global.wt."},
+      {"shared", "st.shared."}};
+  for (const int arch : test_archs()) {
+    for (const auto& [path, op] : cases) {
+      for (const char* elem : {"u32", "u64"}) {
+        Experiment x = test::pchase_experiment(path, elem);
+        x.kernel = KernelKind::throughput;
+        x.access = Access::store;
+        x.ilp = 4;
+        const GeneratedKernel g = instantiate(kernel_params(x), loader());
+        CAPTURE(g.name());
+        CAPTURE(arch);
+        const CompiledKernel k = NvrtcCompiler::compile(g.source, g.name(), arch, false);
+        const std::string want = std::string(op) + elem;
+        std::size_t stores = 0;
+        for (std::size_t at = k.ptx.find(want); at != std::string::npos; at = k.ptx.find(want, at + 1)) ++stores;
+        // ILP stores in the streaming loop and ILP in the general one (the loops are unrolled).
+        CHECK_MESSAGE(stores >= 2 * x.ilp, want << " appears " << stores << " times");
+        CHECK(has(k.ptx, std::string(path) == "shared" ? "membar.cta" : "membar.gl"));
+        CHECK(has(k.ptx, "%smid"));
+        // No load of the array: a store kernel never reads it (its shared copy is not
+        // staged). (ld.global.cg.u64 also reads the parameter table.)
+        if (!(std::string(path) == "cg" && std::string(elem) == "u64"))
+          CHECK_FALSE(has(k.ptx, expected_ptx_load(x.path) + elem));
+      }
+    }
+    // Loads keep no fence in their timed window.
+    Experiment ld = test::pchase_experiment("cg");
+    ld.kernel = KernelKind::throughput;
+    ld.ilp = 4;
+    const GeneratedKernel g = instantiate(kernel_params(ld), loader());
+    CHECK_FALSE(has(NvrtcCompiler::compile(g.source, g.name(), arch, false).ptx, "membar"));
+  }
+}
+
+// The throughput kernel's streaming loop: load (store) q of a round at an immediate
+// offset of one address register (no per-access index arithmetic), for shared memory
+// and global paths. Checked in the SASS where a disassembler is installed
+// (cuobjdump/nvdisasm).
 TEST_CASE("throughput streaming loop: loads at immediate offsets of one register (sm_90 SASS)") {
   if (!NvrtcCompiler::supports(90)) {
     MESSAGE("SKIPPED: NVRTC " << NvrtcCompiler::version() << " has no sm_90");
@@ -136,9 +177,12 @@ TEST_CASE("throughput streaming loop: loads at immediate offsets of one register
     std::string last_load;  // the ILP-th load of a round, at (ILP - 1) x 32 elements
   };
   for (const Case& c : {Case{"shared", "u32", "LDS R"}, Case{"shared", "u64", "LDS.64 R"},
-                        Case{"cg", "u32", "LDG.E.STRONG.GPU R"}}) {
+                        Case{"cg", "u32", "LDG.E.STRONG.GPU R"}, Case{"shared", "u32", "STS ["},
+                        Case{"shared", "u64", "STS.64 ["}, Case{"cg", "u32", "STG.E.STRONG.GPU desc"},
+                        Case{"ca", "u64", "STG.E.64"}}) {
     Experiment x = test::pchase_experiment(c.path, c.element);
     x.kernel = KernelKind::throughput;
+    x.access = c.last_load.rfind("ST", 0) == 0 ? Access::store : Access::load;
     x.ilp = 8;
     const GeneratedKernel g = instantiate(kernel_params(x), loader());
     CAPTURE(g.name());

@@ -1,7 +1,10 @@
 // Every validation error of the spec language: each names file:line:col.
 #include <doctest/doctest.h>
 
+#include <algorithm>
+
 #include "engine/spec/spec.hpp"
+#include "engine/spec/point_params.hpp"
 
 using namespace dissect;
 
@@ -301,4 +304,49 @@ TEST_CASE("array.frames: contiguous by default, scattered for a pointer chase on
   CHECK(tex.find("array.frames scattered applies to a pointer chase on a global load path") != std::string::npos);
   CHECK(errors_of("dissect: 1\nkernel: throughput\npath: cg\narray: {size: 64 MiB, frames: scattered}\n")
             .find("kernel is throughput") != std::string::npos);
+}
+
+TEST_CASE("access: load by default; store on the throughput kernel through a path that has a store") {
+  CHECK(load_spec_text(kValid, "t.yaml").base.access == Access::load);
+  const Experiment st =
+      load_spec_text("dissect: 1\nkernel: throughput\naccess: store\npath: cg\narray: {size: 1 MiB}\n", "t.yaml").base;
+  CHECK(st.access == Access::store);
+  CHECK(std::string(store_operator(st.path)) == "cg");
+  // The default path (ca) stores with the default operator, write-back.
+  CHECK(std::string(store_operator(
+            load_spec_text("dissect: 1\nkernel: throughput\naccess: store\narray: {size: 1 MiB}\n", "t.yaml").base.path)) ==
+        "wb");
+  CHECK(std::string(store_operator(LoadPath::cv)) == "wt");
+  CHECK(std::string(store_operator(LoadPath::shared)) == "shared");
+  for (LoadPath p : {LoadPath::lu, LoadPath::ldg, LoadPath::tex, LoadPath::constant}) CHECK(store_operator(p) == nullptr);
+}
+
+TEST_CASE("access errors name the line and column and what is allowed") {
+  // A kernel that cannot store: the error points at access's value.
+  CHECK(errors_of("dissect: 1\nkernel: pchase\naccess: store\narray: {size: 1 KiB}\n")
+            .find("t.yaml:3:9: access: store only applies to kernel throughput (kernel is pchase)") !=
+        std::string::npos);
+  // A read-only path: the error points at path's value and lists the paths with a store.
+  const std::string ro = errors_of("dissect: 1\nkernel: throughput\naccess: store\npath: ldg\narray: {size: 1 KiB}\n");
+  CHECK(ro.find("t.yaml:4:7: path ldg has no store") != std::string::npos);
+  CHECK(ro.find("ca (st.global.wb), cg (st.global.cg), cs (st.global.cs), cv (st.global.wt) or shared") !=
+        std::string::npos);
+  CHECK(errors_of("dissect: 1\nkernel: throughput\naccess: store\npath: tex\narray: {size: 1 KiB}\n")
+            .find("path tex has no store") != std::string::npos);
+  // An unknown value: did you mean.
+  CHECK(errors_of("dissect: 1\nkernel: throughput\naccess: stroe\narray: {size: 1 KiB}\n")
+            .find("access: unknown value 'stroe'; did you mean 'store'?") != std::string::npos);
+  // Loads stay valid on every path.
+  CHECK(errors_of("dissect: 1\nkernel: throughput\naccess: load\npath: ldg\narray: {size: 1 KiB}\n").empty());
+}
+
+TEST_CASE("access can be swept and is a point parameter") {
+  const Spec s = load_spec_text(
+      "dissect: 1\nkernel: throughput\npath: cg\narray: {size: 1 MiB}\nsweep:\n  access: [load, store]\n", "t.yaml");
+  const auto points = s.expand();
+  REQUIRE(points.size() == 2);
+  CHECK(points[0].experiment.access == Access::load);
+  CHECK(points[1].experiment.access == Access::store);
+  const auto params = point_params(points[1]);
+  CHECK(std::find(params.begin(), params.end(), std::pair<std::string, std::string>{"access", "store"}) != params.end());
 }

@@ -53,4 +53,5 @@ TEST_CASE("a kind's only path is its default and the only one accepted") {
                        doctest::Contains("path must be shared"), SpecError);
   CHECK(kernel_kind_names(&KernelKindInfo::chain_timing) == "pchase");
   CHECK(kernel_kind_names(&KernelKindInfo::warp_access) == "shared_stride or coalescing");
+  CHECK(kernel_kind_names(&KernelKindInfo::stores) == "throughput");
 }

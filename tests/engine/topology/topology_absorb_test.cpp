@@ -178,4 +178,39 @@ TEST_CASE("topology absorb: shared bandwidth against the bound of the measured b
   CHECK(b.share_of_bound == 0.5);
   absorb::bandwidth(r, "global", {finding("bandwidth", 3000.0, {{"peak_bytes_per_cycle_per_sm", 16.0}})});
   CHECK_FALSE(r.bandwidth["global"].bound_bytes_per_cycle_per_sm);
+  // Writes of shared memory approach the same bound.
+  absorb::bandwidth(r, "shared_write",
+                    {finding("bandwidth", 33000.0, {{"sms", 132}, {"peak_bytes_per_cycle_per_sm", 96.0}})});
+  CHECK(r.bandwidth["shared_write"].level == "shared");
+  CHECK(r.bandwidth["shared_write"].access == "write");
+  CHECK(r.bandwidth["shared_write"].share_of_bound == 0.75);
+}
+
+TEST_CASE("topology absorb: DRAM read and write beside the driver's peak, where the driver gives one") {
+  TopologyResult r;
+  r.device.sm_count = 132;
+  const auto bw = [](double gbps) {
+    return std::vector<Finding>{finding("bandwidth", gbps, {{"sms", 132}, {"peak_gbps", gbps}, {"method", "kernel_time"}})};
+  };
+  absorb::bandwidth(r, "global", bw(3000.0));
+  CHECK_FALSE(r.bandwidth["global"].bound_gbps);  // no driver figures (a simulated GPU)
+  r.driver.memory_clock_khz = 2619000;
+  r.driver.memory_bus_width_bits = 5120;
+  absorb::bandwidth(r, "global", bw(3000.0));
+  absorb::bandwidth(r, "global_write", bw(3100.0));
+  for (const char* key : {"global", "global_write"}) {
+    CAPTURE(key);
+    const BandwidthResult& b = r.bandwidth[key];
+    CHECK(b.level == "dram");
+    REQUIRE(b.bound_gbps);
+    CHECK(*b.bound_gbps == doctest::Approx(3352.32));
+    CHECK(*b.share_of_bound == doctest::Approx(*b.gbps / 3352.32));
+    CHECK(b.bound_source->find("memory clock x bus width") != std::string::npos);
+  }
+  CHECK(r.bandwidth["global"].access == "read");
+  CHECK(r.bandwidth["global_write"].access == "write");
+  // L2: no known bound.
+  absorb::bandwidth(r, "l2_write", bw(4000.0));
+  CHECK_FALSE(r.bandwidth["l2_write"].bound_gbps);
+  CHECK_FALSE(r.bandwidth["l2_write"].share_of_bound);
 }

@@ -120,3 +120,17 @@ TEST_CASE("compare: spread beyond the tolerance is reported, text figures compar
   CHECK(row(c, "caches.l1.latency_corrected_cycles").differs);
   CHECK(row(c, "caches.l1.replacement").differs);
 }
+
+TEST_CASE("compare: every bandwidth figure, read and write, beside each other") {
+  std::vector<TopologyFile> in{synthetic("GPU-A-1", 1024, 30.0, "lru"), synthetic("GPU-B-1", 1024, 30.0, "lru")};
+  in[0].topology["bandwidth"] = {{"l2_write", {{"value", 3940.0}, {"unit", "GB/s"}, {"gbps", 3940.0}}},
+                                 {"global_write", {{"value", 3080.0}, {"unit", "GB/s"}, {"gbps", 3080.0}}}};
+  in[1].topology["bandwidth"] = {{"l2_write", {{"value", 4800.0}, {"unit", "GB/s"}, {"gbps", 4800.0}}},
+                                 {"global_write", {{"value", 3100.0}, {"unit", "GB/s"}, {"gbps", 3100.0}}}};
+  const Comparison c = compare_topologies(in, "/nonexistent");
+  CHECK(row(c, "bandwidth.l2_write").label == "L2 write bandwidth");
+  CHECK(row(c, "bandwidth.global_write").label == "DRAM write bandwidth");
+  CHECK(row(c, "bandwidth.l2_write").unit == "GB/s");
+  CHECK(row(c, "bandwidth.l2_write").differs);           // 22 % apart
+  CHECK_FALSE(row(c, "bandwidth.global_write").differs);  // within 2 %
+}

@@ -4,6 +4,8 @@
 // figure counts as measured only when positive.
 #include <doctest/doctest.h>
 
+#include <set>
+
 #include "engine/topology/topology_result.hpp"
 
 using namespace dissect;
@@ -70,4 +72,46 @@ TEST_CASE("topology result: earlier figures, unsupported caches and nanoseconds"
   r.add_nanoseconds();
   CHECK(r.cache("l1").latency_ns == 20.0);
   CHECK(r.cache("l1").latency_corrected_ns == 15.0);
+}
+
+TEST_CASE("topology result: the DRAM peak the driver's memory clock and bus width give") {
+  // An H100 SXM reports 2619 MHz and 5120 bits: 2 x 2.619 GHz x 640 B = 3352 GB/s.
+  const DriverFigures g = DriverFigures::from_description(
+      json{{"memory_clock_khz", 2619000}, {"memory_bus_width_bits", 5120}, {"l2_bytes", 52428800}});
+  REQUIRE(g.dram_peak_gbps());
+  CHECK(*g.dram_peak_gbps() == doctest::Approx(3352.32));
+  // A device that reports no clock (a simulated GPU), or a zero, gives none.
+  CHECK_FALSE(DriverFigures::from_description(json{{"memory_bus_width_bits", 5120}}).dram_peak_gbps());
+  CHECK_FALSE(
+      DriverFigures::from_description(json{{"memory_clock_khz", 0}, {"memory_bus_width_bits", 5120}}).dram_peak_gbps());
+}
+
+TEST_CASE("topology result: bandwidth records carry their level, access and bound") {
+  TopologyResult r;
+  BandwidthResult b;
+  b.level = "dram";
+  b.access = "write";
+  b.value = 3000;
+  b.unit = "GB/s";
+  b.gbps = 3000;
+  b.bound_gbps = 3352.32;
+  b.bound_source = "driver";
+  b.share_of_bound = 3000 / 3352.32;
+  r.bandwidth["global_write"] = b;
+  const json j = topology_result_json(r)["bandwidth"]["global_write"];
+  CHECK(j["level"] == "dram");
+  CHECK(j["access"] == "write");
+  CHECK(j["bound_gbps"] == 3352.32);
+  CHECK_FALSE(j.contains("bound_bytes_per_cycle_per_sm"));
+  // Every figure has a measure: one per level and direction, keys unique.
+  std::set<std::string> keys, pairs;
+  for (const auto& m : bandwidth_measures()) {
+    CHECK(keys.insert(m.key).second);
+    CHECK(pairs.insert(std::string(m.level) + "/" + m.access).second);
+    CHECK(bandwidth_measure(m.key) == &m);
+  }
+  CHECK(pairs.count("dram/read") == 1);
+  CHECK(pairs.count("dram/write") == 1);
+  CHECK(pairs.count("l2/write") == 1);
+  CHECK(bandwidth_measure("nonsense") == nullptr);
 }

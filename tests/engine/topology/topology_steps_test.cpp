@@ -81,9 +81,71 @@ TEST_CASE("topology plan: device facts size the bandwidth steps") {
   const auto plan = topology_plan();
   TopologyResult r;
   CHECK(overrides(step(plan, "bandwidth_global").sizes_from(r)).empty());  // SM count unknown
+  CHECK(overrides(step(plan, "bandwidth_global_write").sizes_from(r)).empty());
   r.device.sm_count = 4;
-  CHECK(overrides(step(plan, "bandwidth_global").sizes_from(r))["layout.blocks"] == "32");
-  CHECK(overrides(step(plan, "bandwidth_shared").sizes_from(r))["layout.blocks"] == "4");
+  // DRAM: 2, 4 and 8 blocks per SM, the blocks dimension of the search.
+  for (const char* id : {"bandwidth_global", "bandwidth_global_write"}) {
+    CAPTURE(id);
+    const auto o = overrides(step(plan, id).sizes_from(r));
+    CHECK(o.at("sweep.layout.blocks") == "[8, 16, 32]");
+    CHECK(o.count("array.size") == 0);  // no L2 known: the spec's 1 GiB
+  }
+  for (const char* id : {"bandwidth_shared", "bandwidth_shared_write", "bandwidth_l1", "bandwidth_l2", "bandwidth_l2_write"})
+    CHECK(overrides(step(plan, id).sizes_from(r))["layout.blocks"] == "4");
+  // L2 steps: half the one-SM L2, in MiB.
+  r.cache("l2").size_bytes = 24ull << 20;
+  for (const char* id : {"bandwidth_l2", "bandwidth_l2_write"})
+    CHECK(overrides(step(plan, id).sizes_from(r))["array.size"] == std::to_string(12ull << 20) + " B");
+  // DRAM: at least 16 times the L2 (the driver's figure first), a power of two, where that exceeds 1 GiB.
+  r.driver.l2_bytes = 50ull << 20;
+  CHECK(overrides(step(plan, "bandwidth_global").sizes_from(r)).count("array.size") == 0);  // 800 MiB
+  r.driver.l2_bytes = 126ull << 20;  // 16 x: 2016 MiB
+  CHECK(overrides(step(plan, "bandwidth_global").sizes_from(r))["array.size"] == std::to_string(2ull << 30) + " B");
+  r.device.memory_bytes = 6ull << 30;  // at most a quarter of the device memory
+  CHECK(overrides(step(plan, "bandwidth_global_write").sizes_from(r))["array.size"] ==
+        std::to_string(3ull << 29) + " B");
+  r.device.memory_bytes = 8ull << 30;
+  r.driver.l2_bytes.reset();  // the one-SM figure counts twice
+  r.cache("l2").size_bytes = 40ull << 20;
+  CHECK(overrides(step(plan, "bandwidth_global").sizes_from(r))["array.size"] == std::to_string(2ull << 30) + " B");
+}
+
+TEST_CASE("topology plan: bandwidth of every level, read and write, last and not in --fast") {
+  const auto plan = topology_plan();
+  std::vector<std::string> ids;
+  for (const auto& s : plan) ids.push_back(s.id);
+  const std::vector<std::string> bw{"bandwidth_shared",       "bandwidth_global",   "bandwidth_l1",
+                                    "bandwidth_l2",           "bandwidth_shared_write", "bandwidth_l2_write",
+                                    "bandwidth_global_write"};
+  // The bandwidth steps end the plan (their buffers cannot move earlier steps' arrays),
+  // reads before writes.
+  REQUIRE(ids.size() > bw.size());
+  CHECK(std::vector<std::string>(ids.end() - static_cast<std::ptrdiff_t>(bw.size()), ids.end()) == bw);
+  for (const auto& id : bw) {
+    CAPTURE(id);
+    CHECK_FALSE(step(plan, id).in_fast_mode);
+    // One step per figure of topology.json, and its spec's access says which.
+    const BandwidthMeasure* m = bandwidth_measure(id.substr(std::string("bandwidth_").size()));
+    REQUIRE(m != nullptr);
+    const Spec spec = load_spec((std::filesystem::path(specs_dir()) / "topology" / (id + ".yaml")).string());
+    CHECK(spec.base.kernel == KernelKind::throughput);
+    CHECK((spec.base.access == Access::store) == (std::string(m->access) == "write"));
+    CHECK(to_string(spec.base.target) == std::string(m->level));
+  }
+  CHECK(bandwidth_measures().size() == bw.size());
+}
+
+TEST_CASE("topology plan: the DRAM steps' spec array is the size the step raises from") {
+  for (const char* id : {"bandwidth_global", "bandwidth_global_write"}) {
+    const Spec spec = load_spec((std::filesystem::path(specs_dir()) / "topology" / (std::string(id) + ".yaml")).string());
+    CHECK(spec.base.array.size_bytes == (1ull << 30));
+    // Every point more than one block per SM: a kernel-time figure, over 0.25 GB.
+    for (const auto& p : spec.expand()) {
+      const Experiment& e = p.experiment;
+      CHECK(e.layout.blocks >= 2 * 132);
+      CHECK(e.layout.blocks * e.layout.threads * e.iterations * e.ilp * e.elem_bytes() >= (1ull << 28));
+    }
+  }
 }
 
 namespace {

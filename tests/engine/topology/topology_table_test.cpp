@@ -2,6 +2,8 @@
 // the result holds and "-" where it holds nothing.
 #include <doctest/doctest.h>
 
+#include <sstream>
+
 #include "engine/topology/topology_table.hpp"
 
 using namespace dissect;
@@ -58,8 +60,10 @@ TEST_CASE("topology tables: caches, TLB, bandwidth and experiments from topology
 
   const auto bw = topology_bandwidth_table(r);
   REQUIRE(bw.rows.size() == 2);
-  CHECK(bw.rows[0] == std::vector<std::string>{"global", "1.2 TB/s", "11.0 B/clk", "4 of 4", "-"});
-  CHECK(bw.rows[1] == std::vector<std::string>{"shared", "12.4 TB/s", "94.2 B/clk", "4 of 4", "128 B/clk (74% reached)"});
+  // The order of the levels (shared, L1, L2, DRAM), not of the keys.
+  CHECK(bw.rows[0] == std::vector<std::string>{"shared", "read", "12.40 TB/s", "94.2 B/clk", "4 of 4",
+                                               "128 B/clk (74% reached)"});
+  CHECK(bw.rows[1] == std::vector<std::string>{"DRAM", "read", "1.23 TB/s", "11.0 B/clk", "4 of 4", "-"});
 
   CHECK(topology_experiment_table(r, false).rows.size() == 3);
   const auto incomplete = topology_experiment_table(r, true);
@@ -127,15 +131,40 @@ TEST_CASE("a bandwidth measured on fewer SMs than the device has says so in its 
   json r = sample_result();
   // One block on one SM (as topology.json's of an earlier version: no count of SMs in the entry itself).
   r["bandwidth"]["shared"] = {{"value", 95.1}, {"unit", "GB/s"}, {"details", {{"sms", 1}, {"peak_bytes_per_cycle_per_sm", 48.0}}}};
-  const auto one = topology_bandwidth_table(r).rows[1];
-  CHECK(one == std::vector<std::string>{"shared", "95.1 GB/s (1 SM only)", "48.0 B/clk", "1", "-"});
+  const auto one = topology_bandwidth_table(r).rows[0];
+  CHECK(one == std::vector<std::string>{"shared", "read", "95.1 GB/s (1 SM only)", "48.0 B/clk", "1", "-"});
   r["bandwidth"]["shared"]["device_sms"] = 132;
   r["bandwidth"]["shared"]["sms"] = 66;
-  CHECK(topology_bandwidth_table(r).rows[1][1] == "95.1 GB/s (66 SMs only)");
-  CHECK(topology_bandwidth_table(r).rows[1][3] == "66 of 132");
+  CHECK(topology_bandwidth_table(r).rows[0][2] == "95.1 GB/s (66 SMs only)");
+  CHECK(topology_bandwidth_table(r).rows[0][4] == "66 of 132");
   // Nothing says how many SMs ran: the count is unknown, never assumed.
   r["bandwidth"]["shared"] = {{"value", 95.1}, {"unit", "GB/s"}};
-  CHECK(topology_bandwidth_table(r).rows[1][3] == "?");
+  CHECK(topology_bandwidth_table(r).rows[0][4] == "?");
+}
+
+TEST_CASE("bandwidth table: read and write of each level, the DRAM beside the driver's peak") {
+  json r = sample_result();
+  r["bandwidth"]["global_write"] = {{"level", "dram"},         {"access", "write"},       {"value", 3080.0},
+                                    {"unit", "GB/s"},          {"sms", 4},                {"device_sms", 4},
+                                    {"bound_gbps", 3352.32},   {"share_of_bound", 0.9188}, {"bytes_per_cycle_per_sm", 10.0}};
+  r["bandwidth"]["l2_write"] = {{"value", 3940.0}, {"unit", "GB/s"}, {"sms", 4}, {"device_sms", 4}};
+  r["bandwidth"]["l2"] = {{"value", 7300.0}, {"unit", "GB/s"}, {"sms", 4}, {"device_sms", 4}};
+  r["bandwidth"]["something_else"] = {{"value", 1.0}, {"unit", "GB/s"}};  // a key of another version: kept, last
+  const auto bw = topology_bandwidth_table(r);
+  REQUIRE(bw.rows.size() == 6);
+  std::vector<std::string> order;
+  for (const auto& row : bw.rows) order.push_back(row[0] + " " + row[1]);
+  CHECK(order == std::vector<std::string>{"shared read", "L2 read", "L2 write", "DRAM read", "DRAM write",
+                                          "something_else -"});
+  CHECK(bw.rows[4][2] == "3.08 TB/s");
+  CHECK(bw.rows[4][5] == "3.35 TB/s driver peak (92% reached)");
+  CHECK(bw.rows[2][5] == "-");  // no known bound for the L2
+  // The terminal: one padded line per figure.
+  std::istringstream lines(topology_table(r));
+  bool l2_write = false;
+  for (std::string l; std::getline(lines, l);)
+    l2_write |= l.rfind("L2 ", 0) == 0 && l.find(" write ") != std::string::npos && l.find("3.94 TB/s") != std::string::npos;
+  CHECK(l2_write);
 }
 
 TEST_CASE("an empty result gives empty tables, not a crash") {

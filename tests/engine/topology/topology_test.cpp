@@ -9,7 +9,9 @@
 
 #include "engine/device/device.hpp"
 #include "engine/device/sim/sim_profile.hpp"
+#include "engine/topology/topology_result.hpp"
 #include "engine/topology/topology_runner.hpp"
+#include "engine/topology/topology_table.hpp"
 #include "support/temp_dir.hpp"
 #include "support/tlb_truth.hpp"
 
@@ -200,4 +202,102 @@ TEST_CASE("topology: shared memory bandwidth over every SM, per SM against the b
   CHECK(number(b, "bound_bytes_per_cycle_per_sm") == static_cast<double>(truth.shared.banks * truth.shared.bank_width));
   CHECK(b["unit"] == "GB/s");
   CHECK(number(b, "value") == doctest::Approx(per_sm * truth.sm_count * truth.clock_khz / 1e6).epsilon(0.02));
+}
+
+namespace {
+
+// An invented GPU with a different rate for reads and writes at every level, so that a
+// write step that measured a read path (or the reverse) shows.
+const char* kReadWriteProfile = R"(dissect_profile: 1
+name: bandwidth-rw
+description: invented (bandwidth tests), distinct read and write rates at every level
+source: invented
+sm: {count: 16, clock_mhz: 1000}
+timer_overhead: 4
+caches:
+  l1: {scope: sm, size: 64 KiB, line: 128 B, sector: 32 B, ways: 4, latency: 40, bandwidth: 128, write_bandwidth: 64}
+  l2: {scope: device, size: 32 MiB, line: 128 B, sector: 32 B, ways: 16, latency: 250, bandwidth: 1024, write_bandwidth: 512}
+paths: {ca: [l1, l2], cg: [l2]}
+dram: {latency: 600, bandwidth: 256, write_bandwidth: 192}
+shared: {size: 100 KiB, banks: 32, bank_width: 4 B, latency: 30, bandwidth: 128, write_bandwidth: 96}
+noise: {seed: 1, jitter: 2}
+)";
+
+}  // namespace
+
+// Every bandwidth step on that GPU recovers its profile's figure. The tolerance is the
+// model's: a point's cycles are the level's latency (plus the timer overhead and the
+// noise, on per-SM clocks) beyond its bytes over the rate, so the peak point falls
+// short of the rate by at most that over its cycles.
+TEST_CASE("topology: read and write bandwidth of shared memory, L1, L2 and DRAM recover a profile's rates") {
+  TempDir out;
+  const std::string file = out.write("bandwidth-rw.yaml", kReadWriteProfile);
+  const sim::Profile truth = sim::load_profile_file(file);
+  const json gt = truth.ground_truth();
+  auto device = open_device("sim:" + file);
+  TopologyOptions o;
+  o.out_dir = out.file("topology");
+  o.only = {"shared_banks", "bandwidth_shared", "bandwidth_global", "bandwidth_l1", "bandwidth_l2",
+            "bandwidth_shared_write", "bandwidth_l2_write", "bandwidth_global_write"};
+  std::atomic<bool> stop{false};
+  const json r = run_topology(*device, o, stop);
+  REQUIRE(r["status"] == "complete");
+  for (const auto& e : r["experiments"]) {
+    CAPTURE(e.dump());
+    CHECK(e["status"] == "complete");
+  }
+  const double sms = truth.sm_count;
+  struct Truth {
+    const char* key;
+    double per_sm;   // B/cycle per SM the profile allows
+    double latency;  // cycles of the level the accesses end in
+  };
+  const Truth levels[] = {
+      {"shared", 128, gt["shared"]["latency_cycles"].get<double>()},
+      {"shared_write", 96, gt["shared"]["latency_cycles"].get<double>()},
+      {"l1", 128, gt["path_latencies"]["ca"]["l1"].get<double>()},
+      {"l2", 1024 / sms, gt["path_latencies"]["cg"]["l2"].get<double>()},
+      {"l2_write", 512 / sms, gt["path_latencies"]["cg"]["l2"].get<double>()},
+      {"global", 256 / sms, gt["path_latencies"]["cg"]["dram"].get<double>()},
+      {"global_write", 192 / sms, gt["path_latencies"]["cg"]["dram"].get<double>()},
+  };
+  REQUIRE(r.contains("bandwidth"));
+  for (const Truth& t : levels) {
+    CAPTURE(t.key);
+    REQUIRE(r["bandwidth"].contains(t.key));
+    const json& b = r["bandwidth"][t.key];
+    CAPTURE(b.dump());
+    const BandwidthMeasure* m = bandwidth_measure(t.key);
+    REQUIRE(m != nullptr);
+    CHECK(b["level"] == m->level);
+    CHECK(b["access"] == m->access);
+    CHECK(number(b, "sms") == sms);
+    CHECK(b["details"]["access"] == (std::string(m->access) == "write" ? "store" : "load"));
+    // The peak point's bytes per SM and the cycles they take at the profile's rate.
+    const json& peak = b["details"]["peak_point"];
+    const Spec spec = load_spec(std::string(DISSECT_SOURCE_DIR) + "/specs/topology/bandwidth_" + t.key + ".yaml");
+    const double elem = peak["element"] == "u64" ? 8 : 4;
+    const double bytes_per_sm = peak["blocks_per_sm"].get<double>() * peak["threads"].get<double>() *
+                                static_cast<double>(spec.base.iterations) * peak["ilp"].get<double>() * elem;
+    const double cycles = bytes_per_sm / t.per_sm;
+    const bool sm_clocks = b["method"] == "sm_clocks";
+    const double slack = t.latency + (sm_clocks ? truth.timer_overhead + truth.noise.jitter : 0);
+    const double tolerance = slack / cycles;
+    CAPTURE(tolerance);
+    REQUIRE(tolerance < 0.05);  // the sweep's largest points dwarf the latency
+    // One block per SM on per-SM clocks; the DRAM steps' several blocks per SM on the kernel time.
+    CHECK(b["method"] == (m->level == std::string("dram") ? "kernel_time" : "sm_clocks"));
+    CHECK(number(b, "bytes_per_cycle_per_sm") == doctest::Approx(t.per_sm).epsilon(tolerance));
+    CHECK(number(b, "value") == doctest::Approx(t.per_sm * sms * truth.clock_khz / 1e6).epsilon(tolerance));
+  }
+  // Shared memory, read and write, beside the measured banks' bound; no driver peak on a simulated GPU.
+  CHECK(number(r["bandwidth"]["shared_write"], "bound_bytes_per_cycle_per_sm") == 128);
+  CHECK(number(r["bandwidth"]["shared_write"], "share_of_bound") == doctest::Approx(0.75).epsilon(0.01));
+  CHECK_FALSE(r["bandwidth"]["global_write"].contains("bound_gbps"));
+  // The table shows read and write of each level.
+  const std::string table = topology_table(r);
+  CAPTURE(table);
+  for (const char* level : {"shared", "L1", "L2", "DRAM"})
+    CHECK(table.find(std::string("\n") + level + " ") != std::string::npos);
+  CHECK(table.find("write") != std::string::npos);
 }

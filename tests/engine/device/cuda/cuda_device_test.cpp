@@ -7,6 +7,7 @@
 #include <cstdlib>
 #include <filesystem>
 #include <iostream>
+#include <map>
 #include <set>
 
 #include "engine/bundle/bundle.hpp"
@@ -323,6 +324,67 @@ TEST_SUITE("gpu") {
     }
     CHECK(t.samples[0].offset_bytes == 32 * 32 * 4 * 4);
     MESSAGE("throughput: " << bytes / (t.kernel_ms * 1e6) << " GB/s over the kernel");
+  }
+
+  // Stores (throughput, access: store): every path with a store runs, each warp times its
+  // stores to their completion (the fence), and the figures sit where the hardware lets
+  // them: an L2-resident array takes stores faster than a DRAM-sized one, the DRAM rate
+  // stays below the driver's peak, and per-SM clocks do not overstate the kernel time's
+  // rate (stores counted when issued would).
+  TEST_CASE("throughput stores: every store path; rates bounded by the kernel time and the DRAM peak") {
+    if (!need_gpu()) return;
+    const std::uint64_t sms = device().sm_count();
+    for (const char* path : {"ca", "cg", "cs", "cv", "shared"})
+      for (const char* elem : {"u32", "u64"}) {
+        const std::string path_s = path, elem_s = elem;
+        CAPTURE(path_s);
+        CAPTURE(elem_s);
+        const Collect c = run_spec_text(std::string("dissect: 1\nname: t\nkernel: throughput\naccess: store\npath: ") +
+                                        path + "\nelement: " + elem +
+                                        "\narray: {size: 32 KiB}\nlayout: {blocks: 4, threads: 256, chasers: all}\n"
+                                        "ilp: 4\niterations: 64\n");
+        REQUIRE(c.points.size() == 1);
+        const PointTrace& t = c.points[0].second;
+        REQUIRE(t.samples.size() == 4 * 8);
+        CHECK(t.samples[0].offset_bytes == 32ull * 64 * 4 * (elem_s == "u64" ? 8 : 4));
+        for (const auto& s : t.samples) CHECK(s.latency >= 64 * 4);  // a warp issues its 256 stores one a cycle at most
+      }
+    // Rates of one point: bytes over the kernel time, and the per-SM clocks' sum.
+    struct Rates {
+      double kernel_gbps = 0, clocks_gbps = 0;
+    };
+    auto rates = [&](const std::string& body) {
+      const Collect c = run_spec_text("dissect: 1\nname: t\nkernel: throughput\naccess: store\nelement: u64\n" + body);
+      REQUIRE(c.points.size() == 1);
+      const PointTrace& t = c.points[0].second;
+      std::map<std::int32_t, std::pair<double, double>> per_sm;  // bytes, slowest warp
+      double bytes = 0;
+      for (const auto& s : t.samples) {
+        bytes += static_cast<double>(s.offset_bytes);
+        auto& [b, cyc] = per_sm[s.sm_id];
+        b += static_cast<double>(s.offset_bytes);
+        cyc = std::max(cyc, s.latency);
+      }
+      Rates r;
+      r.kernel_gbps = bytes / (t.kernel_ms * 1e6);
+      for (const auto& [sm, bc] : per_sm) r.clocks_gbps += bc.first / bc.second * t.sm_clock_khz / 1e6;
+      return r;
+    };
+    const std::string one_per_sm = "layout: {blocks: " + std::to_string(sms) + ", threads: 1024, chasers: all}\n";
+    const std::string two_per_sm = "layout: {blocks: " + std::to_string(2 * sms) + ", threads: 1024, chasers: all}\n";
+    // About 2 GB (132 SMs): the launch is a small share of the kernel time.
+    const Rates l2 = rates("path: cg\ntarget: l2\narray: {size: 8 MiB}\nilp: 8\niterations: 256\n" + one_per_sm);
+    const Rates l2_two = rates("path: cg\ntarget: l2\narray: {size: 8 MiB}\nilp: 8\niterations: 256\n" + two_per_sm);
+    const Rates dram = rates("path: ca\ntarget: dram\narray: {size: 1 GiB}\nilp: 8\niterations: 256\n" + two_per_sm);
+    MESSAGE("stores: L2 " << l2.clocks_gbps << " GB/s (per-SM clocks), " << l2.kernel_gbps << " GB/s (kernel time); "
+                          << "two blocks per SM " << l2_two.kernel_gbps << " GB/s; DRAM " << dram.kernel_gbps
+                          << " GB/s (kernel time)");
+    CHECK(l2.clocks_gbps <= 1.1 * l2.kernel_gbps);
+    CHECK(l2_two.kernel_gbps > dram.kernel_gbps);
+    const nlohmann::json d = device().describe();
+    const double peak = 2.0 * d["memory_clock_khz"].get<double>() * 1e3 * d["memory_bus_width_bits"].get<double>() / 8 / 1e9;
+    MESSAGE("driver DRAM peak " << peak << " GB/s");
+    if (peak > 0) CHECK(dram.kernel_gbps < peak);
   }
 
   TEST_CASE("a failure names the spec, the sweep point and the cause; earlier points stay reported") {

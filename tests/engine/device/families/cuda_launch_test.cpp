@@ -160,3 +160,34 @@ TEST_CASE("the registry has one family per kernel kind, in order") {
 TEST_CASE("every kind of the spec language has a kernel family") {
   for (const auto& k : kernel_kinds()) CHECK(kernel_family(k.kind).kind() == k.kind);
 }
+
+// The throughput kernel never uses its array's contents: a load kernel's array is
+// written (the fill leaves an L1- or L2-sized array in the L2), a store kernel's and a
+// DRAM-read array's are not (a fill would be part of the measurement).
+TEST_CASE("throughput: which arrays are written before the kernel") {
+  auto unwritten = [](const std::string& body) {
+    const Experiment e = experiment("kernel: throughput\nlayout: {blocks: 2, threads: 64}\n" + body);
+    const Laid l = lay_out({&e});
+    REQUIRE(l.launch->arrays.size() == 1);
+    return l.launch->arrays[0].image.unwritten;
+  };
+  CHECK_FALSE(unwritten("path: cg\ntarget: l2\narray: {size: 1 MiB}\n"));
+  CHECK_FALSE(unwritten("path: ca\narray: {size: 1 MiB}\n"));
+  CHECK(unwritten("path: cg\ntarget: dram\narray: {size: 1 MiB}\n"));
+  CHECK(unwritten("access: store\npath: cg\ntarget: l2\narray: {size: 1 MiB}\n"));
+  CHECK(unwritten("access: store\npath: shared\narray: {size: 16 KiB}\n"));
+  // A store's samples: one per warp, the bytes it stored.
+  const Experiment e = experiment(
+      "kernel: throughput\naccess: store\npath: cg\narray: {size: 1 MiB}\nlayout: {blocks: 2, threads: 64}\n"
+      "ilp: 4\niterations: 8\n");
+  Laid l = lay_out({&e});
+  std::vector<std::vector<unsigned char>> host(l.outputs.outputs());
+  for (std::size_t i = 0; i < host.size(); ++i) host[i].assign(l.outputs.size(i), 0);
+  std::vector<std::span<const unsigned char>> views;
+  for (const auto& h : host) views.emplace_back(h.data(), h.size());
+  std::vector<PointTrace> traces(1);
+  std::vector<std::vector<double>> ovh(1);
+  l.launch->decode(0, Readback(std::move(views)), traces, ovh);
+  REQUIRE(traces[0].samples.size() == 4);  // 2 blocks x 2 warps
+  CHECK(traces[0].samples[0].offset_bytes == 32ull * 8 * 4 * 4);  // lanes x iterations x ILP x 4 B
+}

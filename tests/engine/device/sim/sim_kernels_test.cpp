@@ -446,3 +446,40 @@ TEST_CASE("a load path the profile does not describe is a run error naming it") 
   CHECK_THROWS_WITH_AS(run_spec_point(dev, chase("ldg", "4 KiB", "4 B")),
                        doctest::Contains("does not describe load path 'ldg'"), RunError);
 }
+
+// Stores end in the first write-back cache that holds the array, pass write-through
+// caches, and are limited by the store bandwidths of the levels they pass.
+TEST_CASE("throughput stores: the write path and its bandwidths") {
+  sim::Profile p = library_profile("h100-sxm");
+  // Distinct store figures, so that a store limited by a load figure shows.
+  p.caches[*p.find_cache("l1")].write_bandwidth = 40;
+  p.caches[*p.find_cache("l2")].write_bandwidth = 1320;  // 10 B/cycle per SM over 132 SMs
+  p.dram_bandwidth = 1320;
+  p.dram_write_bandwidth = 660;
+  p.shared.write_bandwidth = 64;
+  sim::SimDevice dev(p, "sim:h100-rw");
+  // Bytes per cycle of one SM (one block per SM: every SM alike).
+  auto rate = [&](const std::string& access, const std::string& path, const std::string& target,
+                  const std::string& size) {
+    const PointTrace t = run_spec_point(
+        dev, "dissect: 1\nname: bw\nkernel: throughput\naccess: " + access + "\npath: " + path + "\ntarget: " + target +
+                 "\narray: {size: " + size + "}\nlayout: {blocks: 132, threads: 1024, chasers: all}\nilp: 16\n"
+                 "iterations: 4096\nelement: u64\n");
+    REQUIRE(t.samples.size() == 132 * 32);
+    double cycles = 0;
+    for (const auto& s : t.samples)
+      if (s.sm_id == t.samples[0].sm_id) cycles = std::max(cycles, s.latency);
+    return 32.0 * static_cast<double>(t.samples[0].offset_bytes) / cycles;
+  };
+  // Saturated (32 warps x ILP 16 x 256 B in flight): the store limit, within the
+  // latency's share of the SM's cycles (latency / cycles < 1 %).
+  CHECK(rate("store", "cg", "l2", "8 MiB") == doctest::Approx(10).epsilon(0.01));
+  CHECK(rate("load", "cg", "l2", "8 MiB") == doctest::Approx(2500.0 / 132).epsilon(0.01));
+  // ca: the L1 writes through, so an L1-sized array's stores end in the L2, and the
+  // L1's store bandwidth (40) does not limit them below the L2's (10).
+  CHECK(rate("store", "ca", "l1", "32 KiB") == doctest::Approx(10).epsilon(0.01));
+  CHECK(rate("store", "cg", "dram", "1 GiB") == doctest::Approx(5).epsilon(0.01));
+  CHECK(rate("load", "cg", "dram", "1 GiB") == doctest::Approx(10).epsilon(0.01));
+  CHECK(rate("store", "shared", "shared", "32 KiB") == doctest::Approx(64).epsilon(0.01));
+  CHECK(rate("load", "shared", "shared", "32 KiB") == doctest::Approx(128).epsilon(0.01));
+}

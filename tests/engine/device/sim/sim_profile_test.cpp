@@ -252,3 +252,33 @@ TEST_CASE("profile names resolve to the library; unknown names list the availabl
     CHECK(m.find("sim:tesla-c2070") != std::string::npos);
   }
 }
+
+TEST_CASE("stores: write policy by scope unless given, store bandwidths default to the load ones") {
+  const Profile p = load_profile_text(kMinimal, "tiny.yaml");
+  // Defaults: an SM's cache writes through, a device's writes back; stores as fast as loads.
+  CHECK_FALSE(p.caches[0].write_back);
+  CHECK(p.caches[2].write_back);
+  CHECK(p.caches[0].store_bandwidth() == p.caches[0].bandwidth);
+  CHECK(p.dram_store_bandwidth() == p.dram_bandwidth);
+  CHECK(p.shared.store_bandwidth() == 32.0 * 4);  // banks x width
+  const Profile q = load_profile_text(
+      replace(replace(replace(kMinimal, "    miss_cost: 5\n", "    miss_cost: 5\n    write: back\n    bandwidth: 64\n"
+                                                               "    write_bandwidth: 16\n"),
+                      "dram: {latency: 500}", "dram: {latency: 500, bandwidth: 90, write_bandwidth: 70}"),
+              "conflict_cycles: 20}", "conflict_cycles: 20, write_bandwidth: 48}"),
+      "tiny.yaml");
+  CHECK(q.caches[0].write_back);
+  CHECK(q.caches[0].store_bandwidth() == 16);
+  CHECK(q.dram_store_bandwidth() == 70);
+  CHECK(q.shared.store_bandwidth() == 48);
+  CHECK(q.shared.load_bandwidth() == 128);
+  const auto truth = q.ground_truth();
+  CHECK(truth["caches"]["l1"]["write"] == "back");
+  CHECK(truth["caches"]["l1"]["write_bandwidth_bytes_per_cycle"] == 16);
+  CHECK(truth["caches"]["l2"]["write"] == "back");
+  CHECK(truth["dram"]["write_bandwidth_bytes_per_cycle"] == 70);
+  CHECK(truth["shared"]["write_bandwidth_bytes_per_cycle"] == 48);
+  // A policy that is neither.
+  CHECK(first_error(replace(kMinimal, "    miss_cost: 5\n", "    miss_cost: 5\n    write: around\n"))
+            .find("p.yaml:14:12: caches.l1.write: unknown value 'around'") != std::string::npos);
+}
