@@ -239,6 +239,32 @@ class PageSizeAnalyzer final : public Analyzer {
       if (!further.empty()) f.details["further_saturations_bytes"] = further;
       f.evidence = ev;
     };
+    // Scattered frames (array.frames): chunks mapped apart, none contiguous
+    // with its virtual neighbour. A saturation past the chunk there is no
+    // coalescing of contiguous pages: an entry spans that much virtual address
+    // space whatever frames back it, and each chunk is mapped apart, so the
+    // page is at most the chunk.
+    const PointTrace& p0 = *sp.front().point;
+    std::uint64_t chunk = 0;
+    if (p0.device_note("frames") == "scattered") {
+      try {
+        chunk = std::stoull(p0.device_note("frames_chunk_bytes", "0"));
+      } catch (const std::exception&) {
+        chunk = 0;
+      }
+    }
+    if (chunk > 0 && granule > chunk) {
+      Finding f = stats::undetermined(
+          name(), "B",
+          "over scattered frames (chunks of " + format_bytes(chunk) + " mapped apart) the penalty still saturates at " +
+              format_bytes(granule) + " (" + pick->shape + ", +" + stats::fmt(rise, 3) + " cycles): an entry spans " +
+              format_bytes(granule) + " of virtual addresses whatever frames back it (no coalescing of contiguous "
+              "pages), and every chunk is mapped on its own: the page is at most " + format_bytes(chunk));
+      fill(f);
+      f.details["frames_chunk_bytes"] = chunk;
+      f.details["page_at_most_bytes"] = chunk;
+      return f;
+    }
     if (!is_page) {
       Finding f = stats::undetermined(
           name(), "B",
@@ -262,6 +288,11 @@ class PageSizeAnalyzer final : public Analyzer {
                 stats::fmt(sp[star].mean, 4) + " cycles, +" + stats::fmt(rise, 4) + ") at this stride, " +
                 stats::percent(rise > 0 ? (sp[star - 1].mean - vmin) / rise : 0) + " of the rise at " +
                 format_bytes(sp[star - 1].stride);
+    if (chunk > 0) {
+      f.details["frames_chunk_bytes"] = chunk;
+      if (granule == chunk)
+        f.summary += " (over scattered chunks of this size: pages coalesced within one chunk would look alike)";
+    }
     if (!further.empty()) {
       f.summary += "; further saturations at";
       for (const auto* s : later) f.summary += " " + format_bytes(sp[s->at].stride);

@@ -286,8 +286,7 @@ class TlbAnalyzer final : public Analyzer {
     // page medians lie at its own.
     std::vector<double> rep_base, rep_top;
     // The smallest N at which any latency level's staircase runs out, accepted
-    // or not. Below half of it the pages' excess is jitter alone (a soft knee,
-    // slots sharing entries in a random order, is read a grid step or two late).
+    // or not.
     std::uint64_t first_knee = UINT64_MAX;
     std::vector<std::size_t> rep_count;
     for (int j = 1; j <= above; ++j) {
@@ -382,16 +381,36 @@ class TlbAnalyzer final : public Analyzer {
       S.levels.push_back(std::move(L));
     }
     ev["staircases"] = stairs;
+    // The series read from its points' means (stats/mean_step).
+    Series means;
+    read_means(means, up, stride, min_penalty, ev, UINT64_MAX);
     // The page-by-page reading holds where a page's excess below the first
     // knee (nothing changed for it) stays well within a penalty; where it
     // wobbles by as much, pages are classified by noise (a knee a few slots
-    // early, a level that is a wobble): read the means instead.
+    // early, a level that is a wobble): read the means instead. Below the
+    // knee: the points below half the first staircase's knee (a soft knee,
+    // slots sharing entries in a random order, is read a grid step or two
+    // late) that the means find clean too; where there are none (a sweep that
+    // starts near the knee), those up to the knee; and where the staircase
+    // puts its knee before the sweep's first point (misses at the smallest N,
+    // which the means do not see), those the means find clean.
     if (!S.levels.empty()) {
-      const double jitter = excess_spread(up, std::min(first_knee, S.levels.front().stair.capacity_bytes) / 2);
+      const std::uint64_t knee = std::min(first_knee, S.levels.front().stair.capacity_bytes);
+      const std::uint64_t by_means = means.levels.empty() ? UINT64_MAX : means.levels.front().clean_slots * stride;
+      double jitter = excess_spread(up, std::min(knee / 2, by_means));
+      if (jitter == 0) jitter = excess_spread(up, std::min(knee, by_means));
+      if (jitter == 0 && knee < up.front().size_bytes && by_means != UINT64_MAX) jitter = excess_spread(up, by_means);
       double smallest = S.levels.front().penalty;
       for (const auto& L : S.levels) smallest = std::min(smallest, L.penalty);
       ev["page_excess_spread_cycles"] = jitter;
-      if (jitter >= 0.75 * smallest) {
+      const double unseen = misses_the_means_do_not_see(S.levels.front(), ev, by_means);
+      if (unseen > 0) {
+        S.notes.push_back("stride " + format_bytes(stride) + ": the pages that start missing at " +
+                          format_bytes(S.levels.front().stair.capacity_bytes) + " would raise the mean by " +
+                          stats::fmt(unseen) + " cycles where the means stay at the base: the page-by-page levels "
+                          "are not read");
+        S.levels.clear();
+      } else if (jitter >= 0.75 * smallest) {
         S.notes.push_back("stride " + format_bytes(stride) + ": pages' excess below the knee spreads over " +
                           stats::fmt(jitter) + " cycles (p5-p95), as much as a level's " + stats::fmt(smallest) +
                           ": the page-by-page levels are not read");
@@ -399,7 +418,9 @@ class TlbAnalyzer final : public Analyzer {
       }
     }
     if (S.levels.empty()) {
-      read_means(S, up, stride, min_penalty, ev, UINT64_MAX);
+      S.levels = means.levels;
+      S.notes.insert(S.notes.end(), means.notes.begin(), means.notes.end());
+      S.confidence *= means.confidence;
     } else {
       // A level whose penalty lies within the pages' jitter has no staircase
       // of its own; below the first level read page by page, the means may
@@ -431,6 +452,36 @@ class TlbAnalyzer final : public Analyzer {
   // points' means is the level (stats/mean_step). One level per series: a
   // random order's gradual rise past one level leaves no plateau to tell a
   // second one from.
+  // Where the page-by-page staircase has pages missing at points the means
+  // find clean (up to `clean` bytes), the mean those misses would add (their
+  // share x the level's penalty) over what the means show: more than twice as
+  // much, and a cycle at least, is what it returns (0: the readings agree).
+  // Misses that move no mean are pages wobbling, not a TLB running out.
+  static double misses_the_means_do_not_see(const SeriesLevel& L, const nlohmann::json& ev, std::uint64_t clean) {
+    if (clean == UINT64_MAX || !ev.contains("mean_step")) return 0;
+    const auto& ms = ev["mean_step"];
+    // The base: the first point's latency, every page's reference (the means'
+    // own base takes in points a few pages already miss at).
+    if (!ms.contains("reference_cycles")) return 0;
+    const double base = ms["reference_cycles"].get<double>();
+    std::map<std::uint64_t, double> mean_at;
+    for (const auto& p : ms["points"]) mean_at[p[0].get<std::uint64_t>()] = p[1].get<double>();
+    double predicted = 0, observed = 0;
+    std::size_t n = 0;
+    for (const auto& row : L.stair.table) {
+      const auto size = row.value("size_bytes", std::uint64_t{0});
+      const auto units = row.value("units", std::uint64_t{0});
+      if (size <= L.stair.capacity_bytes || size > clean || units == 0 || mean_at.count(size) == 0) continue;
+      predicted += static_cast<double>(row.value("missed_units", std::uint64_t{0})) / static_cast<double>(units) * L.penalty;
+      observed += mean_at[size] - base;
+      ++n;
+    }
+    if (n == 0) return 0;
+    predicted /= static_cast<double>(n);
+    observed /= static_cast<double>(n);
+    return predicted >= 1 && observed < 0.5 * predicted ? predicted - observed : 0;
+  }
+
   // p5-p95 of the pages' excess at the points up to `capacity` but the first
   // (whose excess is 0 by definition): the jitter where no level runs out; 0
   // when fewer than 8 values.
@@ -472,7 +523,9 @@ class TlbAnalyzer final : public Analyzer {
       mp.push_back(p);
     }
     const stats::MeanStep st = stats::mean_step(mp, min_penalty);
-    ev[up_to_bytes == UINT64_MAX ? "mean_step" : "mean_step_below_first_level"] = st.to_json(mp);
+    nlohmann::json& out = ev[up_to_bytes == UINT64_MAX ? "mean_step" : "mean_step_below_first_level"];
+    out = st.to_json(mp);
+    out["reference_cycles"] = hit;  // the points' means are this plus the pages' mean excess
     if (!st.found) return;
     SeriesLevel L;
     L.stride = stride;

@@ -298,7 +298,14 @@ void page_size_scattered(TopologyResult& r, const Findings& fs) {
     per_page(t);
     return;
   }
-  if (!t.page_bytes) t.page_note = (t.page_note ? *t.page_note + "; " : "") + "over scattered frames: " + p->verdict.reason;
+  if (t.page_bytes) return;
+  if (p->at_most_bytes) {
+    // The reach seen over one allocation is no coalescing: the reason says so.
+    t.page_at_most_bytes = p->at_most_bytes;
+    t.page_note = p->verdict.reason;
+    return;
+  }
+  t.page_note = (t.page_note ? *t.page_note + "; " : "") + "over scattered frames: " + p->verdict.reason;
 }
 
 // The result keeps how many SMs the figure covers beside the device's count, so

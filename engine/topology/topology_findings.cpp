@@ -119,7 +119,8 @@ std::optional<Tlb> tlb(const Findings& fs) {
 std::optional<PageSize> page_size(const Findings& fs) {
   const Finding* f = find(fs, "page_size");
   if (f == nullptr) return std::nullopt;
-  return PageSize{verdict_of(*f), value_as<std::uint64_t>(*f), detail_as<std::uint64_t>(*f, "saturation_stride_bytes")};
+  return PageSize{verdict_of(*f), value_as<std::uint64_t>(*f), detail_as<std::uint64_t>(*f, "saturation_stride_bytes"),
+                  detail_as<std::uint64_t>(*f, "page_at_most_bytes")};
 }
 
 std::optional<Bandwidth> bandwidth(const Findings& fs) {

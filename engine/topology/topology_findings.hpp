@@ -108,6 +108,7 @@ struct PageSize {
   Verdict verdict;
   std::optional<std::uint64_t> page_bytes;
   std::optional<std::uint64_t> granule_bytes;  // details.saturation_stride_bytes
+  std::optional<std::uint64_t> at_most_bytes;  // details.page_at_most_bytes (scattered frames)
 };
 std::optional<PageSize> page_size(const Findings& fs);
 

@@ -167,6 +167,7 @@ json topology_result_json(const TopologyResult& r) {
     put(t, "page_note", r.tlb->page_note);
     put(t, "page_granule_bytes", r.tlb->page_granule_bytes);
     put(t, "page_method", r.tlb->page_method);
+    put(t, "page_at_most_bytes", r.tlb->page_at_most_bytes);
   }
   for (const auto& [memory, b] : r.bandwidth) out["bandwidth"][memory] = bandwidth_json(b);
   return out;

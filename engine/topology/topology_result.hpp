@@ -87,6 +87,7 @@ struct TlbResult {
   // where entries coalesce pages).
   std::optional<std::uint64_t> page_granule_bytes;
   std::optional<std::string> page_method;  // "scattered frames" or "one allocation": where page_bytes was seen
+  std::optional<std::uint64_t> page_at_most_bytes;  // no page: the chunk of scattered frames bounds it
 };
 
 // The bandwidth figures of topology.json (bandwidth.<key>), in the order the table

@@ -188,10 +188,9 @@ std::string topology_page_line(const json& r) {
       s += "; " + granule + " (entries that coalesce pages)";
     return s;
   }
-  if (tlb.contains("page_note")) {
-    std::string s = "page size: undetermined: " + tlb["page_note"].get<std::string>();
-    return s;
-  }
+  if (tlb.contains("page_at_most_bytes") && tlb["page_at_most_bytes"].is_number() && tlb.contains("page_note"))
+    return "page size: at most " + size_of(tlb, "page_at_most_bytes") + ": " + tlb["page_note"].get<std::string>();
+  if (tlb.contains("page_note")) return "page size: undetermined: " + tlb["page_note"].get<std::string>();
   return "";
 }
 

@@ -40,6 +40,20 @@ std::string PointTrace::param(const std::string& key, const std::string& fallbac
   return it == params.end() ? fallback : it->second;
 }
 
+std::string PointTrace::device_note(const std::string& key, const std::string& fallback) const {
+  if (auto it = params.find(key); it != params.end()) return it->second;
+  const auto it = params.find("device_notes");
+  if (it == params.end()) return fallback;
+  const std::string& s = it->second;
+  const std::string want = key + "=";
+  for (std::size_t pos = 0; pos < s.size();) {
+    const std::size_t end = std::min(s.find("; ", pos), s.size());
+    if (s.compare(pos, want.size(), want) == 0) return s.substr(pos + want.size(), end - pos - want.size());
+    pos = end + 2;
+  }
+  return fallback;
+}
+
 std::vector<const Sample*> PointTrace::measured_samples() const {
   std::vector<const Sample*> out;
   out.reserve(samples.size());

@@ -48,6 +48,10 @@ struct PointTrace {
   [[nodiscard]] std::uint64_t param_u64(const std::string& key, std::uint64_t fallback = 0) const;
   [[nodiscard]] double param_double(const std::string& key, double fallback = kUnknown) const;
   [[nodiscard]] std::string param(const std::string& key, const std::string& fallback = "") const;
+  // A note of how the device ran the point: the param itself (a trace fresh from the
+  // device), else the key's value in the "device_notes" column ("k=v; k=v", as
+  // points.csv keeps them), up to the next "; ".
+  [[nodiscard]] std::string device_note(const std::string& key, const std::string& fallback = "") const;
   // Samples analyzers should use: discarded leading passes left out.
   [[nodiscard]] std::vector<const Sample*> measured_samples() const;
 };

@@ -153,3 +153,23 @@ TEST_CASE("page_size: Meltzer's sweep on an H100 and an H200 (real traces) names
     CHECK(test::reason(f).find("not a page size") != std::string::npos);
   }
 }
+
+TEST_CASE("page_size: over scattered frames a saturation past the chunk bounds the page by the chunk") {
+  // Entries of 16 MiB whatever frames back them: the chunks of 2 MiB mapped apart
+  // do not move the saturation, so an entry is no coalescing of contiguous pages
+  // and the page is at most a chunk.
+  TraceSet t = reach_sweep(16ull << 20, 16, 1ull << 30, 128ull << 20, true);
+  for (auto& p : t.points) p.params["device_notes"] = "frames=scattered; frames_chunk_bytes=2097152; frames_chunks=512";
+  const Finding f = test::analyze(t, "page_size");
+  INFO(f.to_json().dump().substr(0, 3000));
+  CHECK(f.value.is_null());
+  CHECK(f.details["page_at_most_bytes"] == 2u << 20);
+  CHECK(f.details["saturation_stride_bytes"] == 16u << 20);
+  CHECK(test::reason(f).find("the page is at most 2 MiB") != std::string::npos);
+  // Saturating at the chunk: the page, named with the caveat.
+  TraceSet at_chunk = reach_sweep(2ull << 20, 16, 1ull << 30, 128ull << 20, true);
+  for (auto& p : at_chunk.points) p.params["device_notes"] = "frames=scattered; frames_chunk_bytes=2097152";
+  const Finding g = test::analyze(at_chunk, "page_size");
+  CHECK(g.value == (2u << 20));
+  CHECK(g.summary.find("pages coalesced within one chunk would look alike") != std::string::npos);
+}

@@ -93,6 +93,9 @@ TEST_CASE("the page line: where the page was seen, and the reach one allocation 
   r["tlb"].erase("page_bytes");
   r["tlb"]["page_note"] = "no plateau";
   CHECK(topology_page_line(r) == "page size: undetermined: no plateau");
+  r["tlb"]["page_at_most_bytes"] = 2u << 20;
+  r["tlb"]["page_note"] = "entries span 16 MiB whatever frames back them";
+  CHECK(topology_page_line(r) == "page size: at most 2 MiB: entries span 16 MiB whatever frames back them");
   r.erase("tlb");
   CHECK(topology_page_line(r).empty());
 }

@@ -76,3 +76,19 @@ TEST_CASE("summaries of fractions or of huge values take the full sort and stay 
   check_same({33.000114440917969});
   check_same({0.1});
 }
+TEST_CASE("device_note: the param itself, else its value in the device_notes column") {
+  PointTrace fresh;
+  fresh.params["frames"] = "scattered";
+  CHECK(fresh.device_note("frames") == "scattered");
+  CHECK(fresh.device_note("frames_chunk_bytes", "0") == "0");
+
+  PointTrace read_back;  // as read_bundle makes it: every points.csv column a param
+  read_back.params["device_notes"] =
+      "frames=scattered; frames_chunk_bytes=2097152; smem_note=carveout: driver default (no preference set); shared "
+      "configuration chosen by the driver";
+  CHECK(read_back.device_note("frames") == "scattered");
+  CHECK(read_back.device_note("frames_chunk_bytes") == "2097152");
+  CHECK(read_back.device_note("smem_note") == "carveout: driver default (no preference set)");
+  CHECK(read_back.device_note("chunk", "none") == "none");  // a key is matched whole, not as a suffix
+  CHECK(read_back.device_note("frames_chunk", "none") == "none");
+}

@@ -379,7 +379,10 @@ TEST_SUITE("gpu") {
     MESSAGE("stores: L2 " << l2.clocks_gbps << " GB/s (per-SM clocks), " << l2.kernel_gbps << " GB/s (kernel time); "
                           << "two blocks per SM " << l2_two.kernel_gbps << " GB/s; DRAM " << dram.kernel_gbps
                           << " GB/s (kernel time)");
-    CHECK(l2.clocks_gbps <= 1.1 * l2.kernel_gbps);
+    // The SMs' windows do not coincide (launch skew, a tail), so the sum of the per-SM
+    // rates reads above bytes over the kernel time; a clock that missed the stores'
+    // drain would read about twice as high.
+    CHECK(l2.clocks_gbps <= 1.25 * l2.kernel_gbps);
     CHECK(l2_two.kernel_gbps > dram.kernel_gbps);
     const nlohmann::json d = device().describe();
     const double peak = 2.0 * d["memory_clock_khz"].get<double>() * 1e3 * d["memory_bus_width_bits"].get<double>() / 8 / 1e9;
