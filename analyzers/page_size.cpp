@@ -164,6 +164,11 @@ class PageSizeAnalyzer final : public Analyzer {
         std::size_t b = a + 1;
         while (b + 1 < sp.size() && std::fabs(sp[b + 1].mean - sp[a].mean) <= tol(a, b + 1)) ++b;
         s.plateau_end = b;
+        // A ramp that pauses for one stride and climbs on is no saturation: a
+        // plateau holds for two strides past its first, reaches the sweep's
+        // end, or falls back after it (fewer slots than entries again).
+        const bool holds = b >= a + 2 || b + 1 == sp.size() || sp[b + 1].mean < sp[b].mean - tol(b, b + 1);
+        if (!holds) continue;
       } else if (next < 0 && sp[a + 1].mean >= sp[r].mean - tol(a + 1, r)) {
         s.shape = "peak";
         s.plateau_end = a;
