@@ -14,7 +14,7 @@ void drop_nan(std::vector<double>& v) {
 }
 }  // namespace
 
-double quantile_sorted(const std::vector<double>& v, double q) {
+double quantile_sorted(std::span<const double> v, double q) {
   if (v.empty()) return kNaN;
   q = std::clamp(q, 0.0, 1.0);
   const double pos = q * static_cast<double>(v.size() - 1);
@@ -63,12 +63,51 @@ double trimmed_mean(std::vector<double> values, double q) {
   return sum / static_cast<double>(n - 2 * cut);
 }
 
-double mean(const std::vector<double>& values) {
+double mean(std::span<const double> values) {
   double s = 0;
   std::size_t n = 0;
   for (double x : values)
     if (!std::isnan(x)) s += x, ++n;
   return n == 0 ? kNaN : s / static_cast<double>(n);
+}
+
+}  // namespace dissect::stats
+
+namespace dissect::stats {
+namespace {
+
+// quantile()'s reading of the order statistics at rank lo and (when frac > 0) lo + 1.
+double interpolate(double at, double next, double frac) { return frac == 0 ? at : at * (1 - frac) + next * frac; }
+
+}  // namespace
+
+double median_sorted(std::span<const double> v) {
+  if (v.empty()) return kNaN;
+  const double pos = 0.5 * static_cast<double>(v.size() - 1);
+  const auto lo = static_cast<std::size_t>(std::floor(pos));
+  const double frac = pos - static_cast<double>(lo);
+  return interpolate(v[lo], lo + 1 < v.size() ? v[lo + 1] : v[lo], lo + 1 < v.size() ? frac : 0);
+}
+
+double mad_sigma_sorted(std::span<const double> v) {
+  if (v.empty()) return kNaN;
+  const double m = median_sorted(v);
+  // The deviations |x - m| fall towards the median and rise past it: the smallest come
+  // from merging the two runs outwards from where m would be inserted.
+  const auto split = static_cast<std::size_t>(std::lower_bound(v.begin(), v.end(), m) - v.begin());
+  std::size_t left = split, right = split;  // next candidates: v[left - 1], v[right]
+  auto next = [&]() {
+    const bool take_left =
+        right >= v.size() || (left > 0 && std::fabs(v[left - 1] - m) <= std::fabs(v[right] - m));
+    return std::fabs(take_left ? v[--left] - m : v[right++] - m);
+  };
+  const double pos = 0.5 * static_cast<double>(v.size() - 1);
+  const auto lo = static_cast<std::size_t>(std::floor(pos));
+  const double frac = pos - static_cast<double>(lo);
+  double at = 0;
+  for (std::size_t k = 0; k <= lo; ++k) at = next();
+  const double following = lo + 1 < v.size() && frac != 0 ? next() : at;
+  return 1.4826 * interpolate(at, following, lo + 1 < v.size() ? frac : 0);
 }
 
 }  // namespace dissect::stats
