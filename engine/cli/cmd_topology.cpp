@@ -120,7 +120,8 @@ int cmd_topology(const Args& args, const std::vector<std::string>& full_argv) {
   TopologyOptions o;
   o.out_dir = out_dir;
   o.fast = vm.count("fast") != 0;
-  o.progress = vm.count("quiet") == 0 && ::isatty(2) != 0;
+  o.progress = vm.count("quiet") == 0;
+  o.status_line = ::isatty(2) != 0;
   o.argv = full_argv;
   o.only = only;
   o.resume = !resume_dir.empty();

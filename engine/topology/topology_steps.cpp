@@ -33,6 +33,7 @@ TopologyStep size_step(const std::string& cache, const std::string& label) {
           .sizes_from = [cache](const TopologyResult& r) -> StepSizing {
             return Overrides{{"array.stride", bytes(r.fetch_of(cache).value_or(32))}};
           },
+          .needs = {cache + "_fetch"},
           .absorb = [cache](TopologyResult& r, const Findings& fs) { absorb::size(r.cache(cache), fs); }};
 }
 
@@ -48,6 +49,7 @@ TopologyStep line_step(const std::string& cache, const std::string& label) {
             return Overrides{{"array.size", bytes(n)},
                              {"iterations", std::to_string(std::min<std::uint64_t>(passes * n / 4, 1u << 20))}};
           },
+          .needs = {cache + "_size"},
           .absorb = [cache](TopologyResult& r, const Findings& fs) { absorb::line(r, cache, fs); }};
 }
 
@@ -69,7 +71,14 @@ TopologyStep line_blocks_step(const std::string& cache, const std::string& label
                              {"iterations", std::to_string(std::clamp<std::uint64_t>(2 * n / f, 4096, 1u << 16))},
                              {"sweep.array.page", "[" + blocks + "]"}};
           },
+          .needs = {cache + "_fetch", cache + "_size"},
           .absorb = [cache](TopologyResult& r, const Findings& fs) { absorb::line_blocks(r, cache, fs); }};
+}
+
+// What the sets and replacement steps are sized from: the size and the line (the line
+// steps' or, without one, the fetch granularity).
+std::vector<std::string> line_and_size(const std::string& cache) {
+  return {cache + "_fetch", cache + "_size", cache + "_line", cache + "_line_blocks"};
 }
 
 // Sets: s = b, N = C + k b (Mei & Chu stage 2).
@@ -91,6 +100,7 @@ TopologyStep sets_step(const std::string& cache, const std::string& label) {
                 {"iterations", std::to_string(std::min<std::uint64_t>(4 * (from / b + steps), 1u << 20))},
                 {"sweep.array.size", "{from: " + bytes(from) + ", to: " + bytes(from + steps * b) + ", step: " + bytes(b) + "}"}};
           },
+          .needs = line_and_size(cache),
           .absorb = [cache](TopologyResult& r, const Findings& fs) { absorb::sets(r, cache, fs); }};
 }
 
@@ -108,6 +118,7 @@ TopologyStep replacement_step(const std::string& cache, const std::string& label
                              {"array.size", bytes(n)},
                              {"iterations", std::to_string(std::clamp<std::uint64_t>(64 * (n / b), 16384, 1u << 20))}};
           },
+          .needs = line_and_size(cache),
           .absorb = [cache](TopologyResult& r, const Findings& fs) { absorb::replacement(r, cache, fs); }};
 }
 
@@ -115,6 +126,7 @@ TopologyStep latency_step(const std::string& cache, const std::string& label) {
   return {.id = cache + "_latency",
           .label = label,
           .cache = cache,
+          .needs = {},
           .absorb = [cache](TopologyResult& r, const Findings& fs) { absorb::latency(r, cache, fs); }};
 }
 
@@ -122,6 +134,7 @@ TopologyStep fetch_step(const std::string& cache, const std::string& label) {
   return {.id = cache + "_fetch",
           .label = label + " fetch granularity",
           .cache = cache,
+          .needs = {},
           .absorb = [cache](TopologyResult& r, const Findings& fs) { absorb::fetch(r, cache, fs); }};
 }
 
@@ -148,6 +161,7 @@ TopologyStep sharing_step(const std::string& a, const std::string& b) {
             const std::uint64_t n = round_to(std::min(*ca, *cb) * 8 / 10, 128);
             return Overrides{{"arrays.a.size", bytes(n)}, {"arrays.b.size", bytes(n)}};
           },
+          .needs = {a + "_size", b + "_size"},
           .absorb = [a, b](TopologyResult& r, const Findings& fs) { absorb::sharing(r, a, b, fs); }};
 }
 
@@ -163,6 +177,7 @@ TopologyStep bandwidth_step(const std::string& memory, std::uint64_t blocks_per_
               o.push_back({"layout.blocks", std::to_string(blocks_per_sm * *r.device.sm_count)});
             return o;
           },
+          .needs = {},
           .absorb = [memory](TopologyResult& r, const Findings& fs) { absorb::bandwidth(r, memory, fs); }};
 }
 
@@ -215,6 +230,7 @@ std::vector<TopologyStep> topology_plan() {
                                      {"array.size", bytes(from)},
                                      {"sweep.array.size", "{from: " + bytes(from) + ", to: 63 KiB, step: 1 KiB}"}};
                   },
+                  .needs = {"constant_l1_fetch", "constant_l1_size"},
                   .absorb = absorb::constant_l15_size});
   plan.push_back(sharing_step("l1", "texture"));
   plan.push_back(sharing_step("l1", "readonly"));
@@ -228,6 +244,7 @@ std::vector<TopologyStep> topology_plan() {
                     const std::uint64_t n = round_to(*c * 8 / 10, 128);
                     return Overrides{{"arrays.base.size", bytes(n)}, {"arrays.test.size", bytes(n)}};
                   },
+                  .needs = {"texture_size"},
                   .absorb = absorb::texture_amount});
   plan.push_back(latency_step("l2", "L2 latency"));
   plan.push_back(fetch_step("l2", "L2"));
@@ -242,10 +259,12 @@ std::vector<TopologyStep> topology_plan() {
                     if (!c) return SkipStep{"the L2 size was not measured"};
                     return Overrides{{"array.size", bytes(round_to(*c / 2, 128))}};
                   },
+                  .needs = {"l2_size"},
                   .absorb = absorb::l2_levels});
   plan.push_back(latency_step("dram", "main memory latency"));
   plan.push_back(latency_step("shared", "shared memory latency"));
-  plan.push_back({.id = "shared_banks", .label = "shared memory banks", .cache = "shared", .absorb = absorb::banks});
+  plan.push_back(
+      {.id = "shared_banks", .label = "shared memory banks", .cache = "shared", .needs = {}, .absorb = absorb::banks});
   // TLB levels: where each runs out at strides of 4 KiB to 1 GiB (coverage,
   // span, penalties); the page (the stride the later steps sweep at); a widely
   // bracketed coverage narrowed; then one slot at a time past each level's
@@ -296,6 +315,7 @@ std::vector<TopologyStep> topology_plan() {
     if (const auto c = r.size_of("l2")) o.push_back({"array.size", bytes(round_to(*c / 2, 1024 * 1024))});
     return o;
   };
+  l2.needs = {"l2_size"};
   plan.push_back(std::move(l2));
   return plan;
 }
