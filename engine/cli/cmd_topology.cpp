@@ -165,6 +165,7 @@ int cmd_topology(const Args& args, const std::vector<std::string>& full_argv) {
                 << "\n";
   if (json_out) std::cout << result.dump(2) << "\n";
   else std::cout << topology_table(result) << "\nwritten: " << out_dir << "/topology.json\n";
+  std::cout.flush();  // the table before the report is written
   // The report comes after the measurements (its time is not part of the
   // topology's wall time) and is written even for an interrupted run: it shows
   // what was measured.

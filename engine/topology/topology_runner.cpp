@@ -3,8 +3,10 @@
 #include <chrono>
 #include <cstdio>
 #include <filesystem>
+#include <future>
 #include <map>
 #include <optional>
+#include <set>
 #include <variant>
 
 #include "dissect_git_revision.hpp"
@@ -12,6 +14,7 @@
 #include "engine/core/paths.hpp"
 #include "engine/core/stopwatch.hpp"
 #include "engine/core/worker_pool.hpp"
+#include "engine/device/kernel_family.hpp"
 #include "engine/run/analysis_queue.hpp"
 #include "engine/run/device_identity.hpp"
 #include "engine/run/resume.hpp"
@@ -84,6 +87,16 @@ json sizing_json(const StepSizing& s) {
   return set;
 }
 
+// One experiment per kernel that the spec's points run (adaptive searches: the base one).
+void add_kernel_experiments(const Spec& spec, std::vector<Experiment>& out, std::set<std::string>& seen) {
+  if (spec.adaptive() || spec.expanded.empty()) {
+    if (seen.insert(kernel_identity(spec.base)).second) out.push_back(spec.base);
+    return;
+  }
+  for (const Point& p : spec.expanded)
+    if (seen.insert(kernel_identity(p.experiment)).second) out.push_back(p.experiment);
+}
+
 // What kind of step it is, for the progress estimate: the id without its cache.
 std::string step_kind(const TopologyStep& s) {
   if (!s.cache.empty() && s.id.rfind(s.cache + "_", 0) == 0) return s.id.substr(s.cache.size() + 1);
@@ -137,6 +150,24 @@ json run_topology(Device& device, const TopologyOptions& options, const std::ato
     labels.push_back(plan[i].label);
     kinds.push_back(step_kind(plan[i]));
   }
+  // The kernels of every step, compiled ahead on the workers (Device::compile_ahead): the
+  // specs as written (sizing changes no kernel: sizes, strides and counts are arguments),
+  // read on a worker too; handed to the device at the next step's start.
+  std::future<std::vector<Experiment>> kernels_ahead = workers::submit([&plan, spec_dir] {
+    std::vector<Experiment> out;
+    std::set<std::string> seen;
+    for (const auto& step : plan) try {
+        add_kernel_experiments(load_spec((fs::path(spec_dir) / step.spec_file()).string(), LoadOptions{}), out, seen);
+      } catch (const std::exception&) {
+        // The step reports it when it runs.
+      }
+    return out;
+  });
+  const auto hand_over_kernels = [&] {
+    if (!kernels_ahead.valid() || kernels_ahead.wait_for(std::chrono::seconds(0)) != std::future_status::ready) return;
+    const std::vector<Experiment> experiments = kernels_ahead.get();
+    device.compile_ahead(experiments);
+  };
   TopologyProgress progress(stderr, options.progress, options.progress && options.status_line, labels, kinds);
   std::vector<Slot> slots(plan.size());
   AnalysisQueue analyses;
@@ -316,6 +347,12 @@ json run_topology(Device& device, const TopologyOptions& options, const std::ato
       LoadOptions lo;
       lo.overrides = overrides;
       const Spec spec = load_spec((fs::path(spec_dir) / step.spec_file()).string(), lo);
+      {  // every kernel of the step compiles side by side, those after the first while it runs
+        std::vector<Experiment> kernels;
+        std::set<std::string> seen;
+        add_kernel_experiments(spec, kernels, seen);
+        device.compile_ahead(kernels);
+      }
       RunOptions ro;
       ro.out_parent = options.out_dir;
       ro.argv = options.argv;
@@ -380,11 +417,12 @@ json run_topology(Device& device, const TopologyOptions& options, const std::ato
     }
   };
   for (std::size_t index = 0; index < plan.size(); ++index) {
+    hand_over_kernels();
     if (commit_ready()) record("running");
     run_step(index);
     if (slots[index].state != Slot::State::analysing) slots[index].state = Slot::State::ready;
-    record("running");
   }
+  if (kernels_ahead.valid()) kernels_ahead.wait();  // it reads the plan
   // The analyses still running, then every step folded in.
   {
     const auto t_wait = std::chrono::steady_clock::now();
