@@ -23,7 +23,7 @@ void TopologyProgress::starting(std::size_t index, double elapsed_s) {
   current_ = index;
   if (!status_line_ || index >= labels_.size()) return;
   std::fprintf(to_, "\r\033[K[%zu/%zu] %s (%.1f s", index + 1, labels_.size(), labels_[index].c_str(), elapsed_s);
-  if (const double left = seconds_left(); left > 0) std::fprintf(to_, ", about %.0f s left", left);
+  if (const double left = seconds_left(); left >= 0.5) std::fprintf(to_, ", about %.0f s left", left);
   std::fprintf(to_, ")");
   std::fflush(to_);
   status_shown_ = true;
@@ -61,22 +61,25 @@ void TopologyProgress::committed(std::size_t index, const nlohmann::json& exp, d
   std::fprintf(to_, "[%2zu/%zu] %-30s ", index + 1, labels_.size(), labels_[index].c_str());
   if (exp.contains("wall_ms") && exp["wall_ms"].is_number()) {
     const double wall = exp["wall_ms"].get<double>() / 1000;
-    std::fprintf(to_, "%6.2f s %5.1f%%  kernels %.2f s, analysis %.2f s", wall,
-                 elapsed_s > 0 ? 100 * wall / elapsed_s : 0.0, exp.value("kernel_ms", 0.0) / 1000,
+    std::fprintf(to_, "%6.2f s (%4.1f%% of %.1f s so far)  kernels %.2f s  analysis %.2f s", wall,
+                 elapsed_s > 0 ? 100 * wall / elapsed_s : 0.0, elapsed_s, exp.value("kernel_ms", 0.0) / 1000,
                  exp.value("analysis_ms", 0.0) / 1000);
     if (status != "complete") std::fprintf(to_, "  (%s)", status.c_str());
   } else {
     std::fprintf(to_, "%s", status.c_str());
-    if (exp.contains("reason")) std::fprintf(to_, ": %s", exp["reason"].get<std::string>().c_str());
+    if (exp.contains("reason") && exp["reason"].is_string())
+      std::fprintf(to_, ": %s", exp["reason"].get<std::string>().c_str());
   }
-  std::fprintf(to_, "  [%.1f s", elapsed_s);
-  if (const double left = seconds_left(); left > 0) std::fprintf(to_, ", about %.0f s left", left);
-  std::fprintf(to_, "]\n");
+  if (const double left = seconds_left(); left >= 0.5) std::fprintf(to_, "  about %.0f s left", left);
+  std::fprintf(to_, "\n");
   std::fflush(to_);
 }
 
-void TopologyProgress::finished() {
+void TopologyProgress::finished(double elapsed_s, double kernel_ms, double analysis_ms, double wait_ms) {
   clear_status();
+  if (lines_)
+    std::fprintf(to_, "%zu steps in %.1f s: kernels %.2f s; analysis %.2f s beside the measurements, %.2f s waited for\n",
+                 labels_.size(), elapsed_s, kernel_ms / 1000, analysis_ms / 1000, wait_ms / 1000);
   std::fflush(to_);
 }
 

@@ -24,8 +24,8 @@ class TopologyProgress {
   void measured(std::size_t index, double wall_ms);
   // Step `index` is final (`exp`: its topology.json entry): its line.
   void committed(std::size_t index, const nlohmann::json& exp, double elapsed_s);
-  // The end: clears the status line.
-  void finished();
+  // The end: clears the status line; a last line with the totals.
+  void finished(double elapsed_s, double kernel_ms, double analysis_ms, double wait_ms);
 
   // Seconds the steps not yet measured are expected to take (0 before any was measured).
   [[nodiscard]] double seconds_left() const;

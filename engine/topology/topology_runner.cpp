@@ -4,7 +4,6 @@
 #include <cstdio>
 #include <filesystem>
 #include <future>
-#include <map>
 #include <optional>
 #include <set>
 #include <variant>
@@ -143,21 +142,20 @@ json run_topology(Device& device, const TopologyOptions& options, const std::ato
       continue;
     plan.push_back(std::move(step));
   }
-  std::map<std::string, std::size_t> index_of;
-  std::vector<std::string> labels, kinds;
-  for (std::size_t i = 0; i < plan.size(); ++i) {
-    index_of[plan[i].id] = i;
-    labels.push_back(plan[i].label);
-    kinds.push_back(step_kind(plan[i]));
+  std::vector<std::string> labels, kinds, spec_files;
+  for (const auto& step : plan) {
+    labels.push_back(step.label);
+    kinds.push_back(step_kind(step));
+    spec_files.push_back((fs::path(spec_dir) / step.spec_file()).string());
   }
   // The kernels of every step, compiled ahead on the workers (Device::compile_ahead): the
   // specs as written (sizing changes no kernel: sizes, strides and counts are arguments),
   // read on a worker too; handed to the device at the next step's start.
-  std::future<std::vector<Experiment>> kernels_ahead = workers::submit([&plan, spec_dir] {
+  std::future<std::vector<Experiment>> kernels_ahead = workers::submit([spec_files] {
     std::vector<Experiment> out;
     std::set<std::string> seen;
-    for (const auto& step : plan) try {
-        add_kernel_experiments(load_spec((fs::path(spec_dir) / step.spec_file()).string(), LoadOptions{}), out, seen);
+    for (const auto& file : spec_files) try {
+        add_kernel_experiments(load_spec(file, LoadOptions{}), out, seen);
       } catch (const std::exception&) {
         // The step reports it when it runs.
       }
@@ -422,7 +420,6 @@ json run_topology(Device& device, const TopologyOptions& options, const std::ato
     run_step(index);
     if (slots[index].state != Slot::State::analysing) slots[index].state = Slot::State::ready;
   }
-  if (kernels_ahead.valid()) kernels_ahead.wait();  // it reads the plan
   // The analyses still running, then every step folded in.
   {
     const auto t_wait = std::chrono::steady_clock::now();
@@ -430,7 +427,7 @@ json run_topology(Device& device, const TopologyOptions& options, const std::ato
     wait_ms += ms_since(t_wait);
   }
   commit_ready();
-  progress.finished();
+  progress.finished(seconds_since(t0), kernel_ms, analysis_ms, wait_ms);
 
   measured.add_nanoseconds();
   result.update(topology_result_json(measured));
