@@ -30,7 +30,8 @@ namespace {
 // range, counted in a histogram; false (nothing set) for other values. Cycle counts are
 // whole numbers a few hundred apart: this is linear where a selection moves every value.
 bool ranks_by_histogram(const std::vector<double>& v, std::size_t lo, double& at, double& next) {
-  constexpr std::size_t kMinSpan = 4096;
+  constexpr std::size_t kMinSpan = 4096, kMinValues = 64;  // fewer values: a selection is as quick
+  if (v.size() < kMinValues) return false;
   const auto [min_it, max_it] = std::minmax_element(v.begin(), v.end());
   const double base = *min_it, span = *max_it - *min_it;
   if (!(span <= static_cast<double>(std::max(v.size(), kMinSpan)))) return false;

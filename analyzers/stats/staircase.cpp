@@ -23,7 +23,7 @@ Staircase stage_staircase(std::vector<StairPoint> pts, std::uint64_t stride) {
   std::uint64_t max_unit = 0;
   for (std::size_t j = 0; j < J; ++j) {
     miss[j] = pts[j].missing;
-    std::sort(miss[j].begin(), miss[j].end());
+    if (!std::is_sorted(miss[j].begin(), miss[j].end())) std::sort(miss[j].begin(), miss[j].end());
     max_unit = std::max<std::uint64_t>(max_unit, pts[j].size_bytes / stride);
   }
   std::vector<std::size_t> cursor(J, 0);
