@@ -86,6 +86,12 @@ class BundleWriter {
   void add_kernel(const KernelArtifact& artifact);
   // status: complete | interrupted | failed. Extra keys are merged into bundle.json.
   void finish(const std::string& status, const nlohmann::json& extra = {});
+  // finish() in two halves, for a caller that leaves the disk to a worker: seal() puts the
+  // retained points in place and the status in the header in memory (nothing more can be
+  // stored); write_sealed() makes the files durable and writes bundle.json (until then it
+  // says "running", as for a run still storing). finish() is seal() then write_sealed().
+  void seal(const std::string& status, const nlohmann::json& extra = {});
+  void write_sealed();
   void write_findings(const nlohmann::json& findings);
 
   [[nodiscard]] const std::string& dir() const { return dir_; }

@@ -341,6 +341,11 @@ void BundleWriter::add_kernel(const KernelArtifact& a) {
 }
 
 void BundleWriter::finish(const std::string& status, const nlohmann::json& extra) {
+  seal(status, extra);
+  write_sealed();
+}
+
+void BundleWriter::seal(const std::string& status, const nlohmann::json& extra) {
   await_header();
   retain_header_fields();
   retain_pending();
@@ -349,6 +354,9 @@ void BundleWriter::finish(const std::string& status, const nlohmann::json& extra
   header_["finished"] = utc_timestamp();
   if (extra.is_object())
     for (auto it = extra.begin(); it != extra.end(); ++it) header_[it.key()] = it.value();
+}
+
+void BundleWriter::write_sealed() {
   ::fsync(trace_fd_);
   ::fsync(points_fd_);
   write_header();

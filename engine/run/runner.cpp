@@ -86,6 +86,7 @@ nlohmann::json experiment_json(const Experiment& e) {
 class RunAnalysis {
  public:
   std::unique_ptr<BundleWriter> writer;  // held until findings.json is written: the bundle stays locked
+  bool sealed = false;                   // its files are written by finish_analysis (BundleWriter::seal)
   TraceSet traces;                       // the run's committed points (retained, or read back)
   std::vector<AnalysisRequest> requests;
   std::vector<Expectation> expectations;
@@ -118,6 +119,7 @@ void finish_analysis(RunOutcome& out) {
                                                                               : "unknown"},
                   {"actual", r.actual},
                   {"message", r.message}});
+  if (a->sealed) a->writer->write_sealed();  // bundle.json complete before findings.json
   a->writer->write_findings({{"findings", fj}, {"expectations", ej}});
   a->writer.reset();  // the bundle is done: its lock goes
   out.analysis_ms = ms_since(t0);
@@ -256,7 +258,12 @@ RunOutcome run_spec(const Spec& spec, Device& device, const RunOptions& options,
   extra["conditions"] = out.conditions;
   if (!search_log.is_null()) extra["adaptive_search"] = search_log;
   const auto t_finish = std::chrono::steady_clock::now();
-  writer.finish(out.status, extra);
+  // A deferred analysis also takes the bundle's last writes (its fsyncs: a trace of
+  // hundreds of MB takes a while) off the caller's path; they come before findings.json.
+  const bool analysis_follows = analyze && out.points_done > 0;
+  const bool seal_only = options.defer_analysis && analysis_follows && !resuming;
+  if (seal_only) writer.seal(out.status, extra);
+  else writer.finish(out.status, extra);
   if (timing_report_wanted())
     std::fprintf(stderr,
                  "dissect timing: %s: wall %.2f ms = expand %.2f, bundle open %.2f, device run %.2f (kernels %.2f, "
@@ -266,7 +273,8 @@ RunOutcome run_spec(const Spec& spec, Device& device, const RunOptions& options,
   timeline::mark("run_spec: bundle finished");
   timeline::print(stderr);
 
-  if (analyze && out.points_done > 0) {
+  if (analysis_follows) {
+    analysis->sealed = seal_only;
     if (resuming) analysis->traces = read_bundle(writer.dir()).traces;
     analysis->requests = requests_from(spec.base.analyzers);
     analysis->expectations = spec.base.expectations;

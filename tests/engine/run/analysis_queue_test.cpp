@@ -59,8 +59,11 @@ TEST_CASE("a deferred analysis on the workers gives the findings of an analysis 
   CHECK(analysis_jobs(*deferred.analysis) == 3);
   CHECK(deferred.findings.empty());
   const std::string dir2 = deferred.bundle_dir;
-  CHECK(read_bundle(dir2).header["status"] == "complete");  // measured and finished ...
-  CHECK(directory_locked(dir2));                            // ... and held until analysed
+  // Measured, its points readable; its last writes (fsyncs, bundle.json) wait for the analysis,
+  // and it stays locked until then.
+  CHECK(read_bundle(dir2).traces.points.size() == 6);
+  CHECK(read_bundle(dir2).header["status"] == "running");
+  CHECK(directory_locked(dir2));
   CHECK_FALSE(std::filesystem::exists(dir2 + "/findings.json"));
 
   AnalysisQueue queue;
@@ -73,6 +76,8 @@ TEST_CASE("a deferred analysis on the workers gives the findings of an analysis 
   CHECK(analysed.analysis_ms > 0);
   CHECK(std::filesystem::exists(dir2 + "/findings.json"));
   CHECK(read_text_file(dir2 + "/findings.json") == read_text_file(inline_run.bundle_dir + "/findings.json"));
+  CHECK(read_bundle(dir2).header["status"] == "complete");
+  CHECK(read_bundle(dir2).header["points_completed"] == 6);
   CHECK_FALSE(directory_locked(dir2));
 }
 
