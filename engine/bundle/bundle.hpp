@@ -131,6 +131,10 @@ class BundleWriter {
   // trace.csv rows on their way out: one buffer for the writer's life, reused
   // chunk after chunk (no growing string per point, no fresh pages per batch).
   std::unique_ptr<char[]> chunk_;
+  // A large batch's rows are formatted side by side on the worker pool, a segment of samples
+  // each, into these buffers (reused, one per segment in flight), and written in order.
+  std::vector<std::unique_ptr<char[]>> segment_buffers_;
+  void write_samples_side_by_side(std::span<const std::pair<const Point*, PointTrace>> batch);
   std::unordered_map<const Point*, PreparedRow> prepared_;  // by prepare_points, until stored
   // The last batch's points.csv text. Kept (with its capacity) from batch to batch, and
   // grown and written to by prepare_points while the kernel runs: the pages of a
