@@ -46,7 +46,7 @@ AggregateMixed aggregate_mixed_test(const std::vector<stats::PositionStats>& pos
   if (m <= a.expected || m == 0) return a;
   const double e = std::max(a.expected, 1e-300);
   // Poisson tail bound: P(X >= m) <= pmf(m) / (1 - e / (m + 1)).
-  const double log_pmf = m * std::log(e) - e - std::lgamma(m + 1);
+  const double log_pmf = m * std::log(e) - e - stats::log_gamma(m + 1);
   a.p = std::min(1.0, std::exp(log_pmf) / (1 - e / (m + 1)));
   return a;
 }

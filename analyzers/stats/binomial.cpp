@@ -5,6 +5,11 @@
 
 namespace dissect::stats {
 
+double log_gamma(double x) {
+  int sign = 0;
+  return ::lgamma_r(x, &sign);
+}
+
 double binomial_sf(std::uint64_t k, std::uint64_t n, double p) {
   if (k == 0) return 1.0;
   if (k > n) return 0.0;
@@ -15,10 +20,10 @@ double binomial_sf(std::uint64_t k, std::uint64_t n, double p) {
   if (n <= 5000) {
     const double lp = std::log(p), lq = std::log1p(-p);
     double sum = 0;
-    const double base = std::lgamma(nn + 1);
+    const double base = log_gamma(nn + 1);
     for (std::uint64_t i = k; i <= n; ++i) {
       const double ii = static_cast<double>(i);
-      const double term = std::exp(base - std::lgamma(ii + 1) - std::lgamma(nn - ii + 1) + ii * lp + (nn - ii) * lq);
+      const double term = std::exp(base - log_gamma(ii + 1) - log_gamma(nn - ii + 1) + ii * lp + (nn - ii) * lq);
       sum += term;
       if (ii > nn * p && term < 1e-18 * sum) break;
     }

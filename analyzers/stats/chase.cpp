@@ -28,7 +28,9 @@ std::vector<Chase> chases_of(const PointTrace& point) {
   for (const Sample* s : point.measured_samples()) by_thread[{s->thread, s->phase}].push_back(s);
   std::vector<Chase> out;
   for (auto& [key, samples] : by_thread) {
-    std::stable_sort(samples.begin(), samples.end(), [](const Sample* a, const Sample* b) { return a->seq < b->seq; });
+    // Usually stored in measurement order already: then the sort would change nothing.
+    const auto by_seq = [](const Sample* a, const Sample* b) { return a->seq < b->seq; };
+    if (!std::is_sorted(samples.begin(), samples.end(), by_seq)) std::stable_sort(samples.begin(), samples.end(), by_seq);
     Chase c;
     c.point = &point;
     c.thread = key.first;

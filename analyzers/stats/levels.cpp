@@ -3,14 +3,16 @@
 #include <algorithm>
 #include <cmath>
 #include <limits>
+#include <span>
 
 #include "analyzers/stats/quantiles.hpp"
+#include "analyzers/stats/sort_values.hpp"
 
 namespace dissect::stats {
 namespace {
 
 // Median, p5, p95, mean, min and max of a level from its members, sorted, non-empty.
-void set_order_stats(Level& l, const std::vector<double>& sorted) {
+void set_order_stats(Level& l, std::span<const double> sorted) {
   l.median = quantile_sorted(sorted, 0.5);
   l.p5 = quantile_sorted(sorted, 0.05);
   l.p95 = quantile_sorted(sorted, 0.95);
@@ -61,25 +63,27 @@ nlohmann::json LevelModel::to_json(double overhead) const {
   return arr;
 }
 
-static LevelModel cluster_once(const std::vector<double>& input, const LevelOptions& opt) {
+// `x`: the finite samples, ascending. Every step below reads them in that order: the
+// transform of ascending x is ascending, so a basin (samples between two valleys) and a
+// level's members (between two boundaries and inside its fences) are runs of x, already
+// sorted, and nothing is copied or sorted again.
+static LevelModel cluster_once(const std::vector<double>& x, const LevelOptions& opt) {
   LevelModel model;
-  std::vector<double> x;
-  x.reserve(input.size());
-  for (double v : input)
-    if (std::isfinite(v)) x.push_back(v);
   model.samples = x.size();
   if (x.empty()) return model;
 
+  // ln(x + 250) of each sample, computed once per distinct value.
   std::vector<double> t(x.size());
-  for (std::size_t i = 0; i < x.size(); ++i) t[i] = to_t(x[i]);
+  for (std::size_t i = 0; i < x.size(); ++i) t[i] = i > 0 && x[i] == x[i - 1] ? t[i - 1] : to_t(x[i]);
   const auto [tmin_it, tmax_it] = std::minmax_element(t.begin(), t.end());
+  const double tmin = *tmin_it, tmax = *tmax_it;
   const double h = std::max(1e-4, opt.bandwidth);
   double w = h / 8;
-  const double span = *tmax_it - *tmin_it;
+  const double span = tmax - tmin;
   if (span / w > 400000) w = span / 400000;
   const auto radius = static_cast<std::size_t>(std::ceil(4 * h / w));
-  const double t0 = *tmin_it - static_cast<double>(radius + 1) * w;
-  const auto bins = static_cast<std::size_t>(std::ceil((*tmax_it - t0) / w)) + radius + 2;
+  const double t0 = tmin - static_cast<double>(radius + 1) * w;
+  const auto bins = static_cast<std::size_t>(std::ceil((tmax - t0) / w)) + radius + 2;
 
   std::vector<double> hist(bins, 0);
   for (double v : t) hist[std::min(bins - 1, static_cast<std::size_t>((v - t0) / w))] += 1;
@@ -151,65 +155,92 @@ static LevelModel cluster_once(const std::vector<double>& input, const LevelOpti
     valleys.erase(valleys.begin() + static_cast<std::ptrdiff_t>(worst));
   }
 
-  // Basins: samples between consecutive valleys.
+  // Basins: samples between consecutive valleys. Ascending x make ascending t, so each
+  // basin is a run of x; should the logarithm's rounding ever break that order between
+  // two neighbouring values, a basin's members are gathered in order instead (a
+  // subsequence of x, still sorted).
   std::vector<double> cuts;  // in t
   for (auto v : valleys) cuts.push_back(t0 + (static_cast<double>(v) + 0.5) * w);
-  std::vector<std::vector<double>> members(modes.size());
+  std::vector<std::size_t> basin_of(x.size());
+  bool runs = true;
   for (std::size_t i = 0; i < x.size(); ++i) {
-    const auto b = static_cast<std::size_t>(std::upper_bound(cuts.begin(), cuts.end(), t[i]) - cuts.begin());
-    members[b].push_back(x[i]);
+    basin_of[i] = i > 0 && t[i] == t[i - 1]
+                      ? basin_of[i - 1]
+                      : static_cast<std::size_t>(std::upper_bound(cuts.begin(), cuts.end(), t[i]) - cuts.begin());
+    runs = runs && (i == 0 || basin_of[i] >= basin_of[i - 1]);
   }
+  std::vector<std::vector<double>> gathered;
+  std::vector<std::span<const double>> basins(modes.size());
+  if (runs) {
+    for (std::size_t i = 0; i < x.size();) {
+      std::size_t e = i;
+      while (e < x.size() && basin_of[e] == basin_of[i]) ++e;
+      basins[basin_of[i]] = std::span<const double>(x).subspan(i, e - i);
+      i = e;
+    }
+  } else {
+    gathered.resize(modes.size());
+    for (std::size_t i = 0; i < x.size(); ++i) gathered[basin_of[i]].push_back(x[i]);
+    for (std::size_t b = 0; b < modes.size(); ++b) basins[b] = gathered[b];
+  }
+  const auto basin = [&](std::size_t b) { return basins[b]; };
   const double n = static_cast<double>(x.size());
-  std::vector<std::size_t> major;
-  for (std::size_t b = 0; b < members.size(); ++b) {
-    if (members[b].size() < opt.min_count || static_cast<double>(members[b].size()) < opt.min_share * n) continue;
-    const double med = median(members[b]);
-    if (med > 0 && mad_sigma(members[b]) > opt.max_rel_spread * med) continue;  // scattered, not a level
-    major.push_back(b);
+  std::vector<std::span<const double>> major;
+  std::vector<std::size_t> major_index;
+  for (std::size_t b = 0; b < basins.size(); ++b) {
+    const auto m = basin(b);
+    if (m.size() < opt.min_count || static_cast<double>(m.size()) < opt.min_share * n) continue;
+    const double med = median_sorted(m);
+    if (med > 0 && mad_sigma_sorted(m) > opt.max_rel_spread * med) continue;  // scattered, not a level
+    major.push_back(m);
+    major_index.push_back(b);
   }
   if (major.empty()) {
     // Nothing dense enough: the whole sample is one (broad) level.
-    major.push_back(0);
+    major.assign(1, std::span<const double>(x));
+    major_index.assign(1, 0);
     cuts.clear();
-    members.assign(1, x);
   }
   // Cut points between major basins: the lowest valley between them.
   std::vector<double> major_cuts;
-  for (std::size_t k = 0; k + 1 < major.size(); ++k) {
-    std::size_t best = major[k];
+  for (std::size_t k = 0; k + 1 < major_index.size(); ++k) {
+    std::size_t best = major_index[k];
     double best_d = dens[valleys[best]];
-    for (std::size_t v = major[k]; v < major[k + 1]; ++v)
+    for (std::size_t v = major_index[k]; v < major_index[k + 1]; ++v)
       if (dens[valleys[v]] < best_d) best_d = dens[valleys[v]], best = v;
     major_cuts.push_back(cuts[best]);
   }
   // Fences from each major basin's own members, then reassign every sample.
   std::vector<Level> levels(major.size());
   for (std::size_t k = 0; k < major.size(); ++k) {
-    auto& m = members[major[k]];
-    std::sort(m.begin(), m.end());
+    const auto m = major[k];
     Level& l = levels[k];
     l.median = quantile_sorted(m, 0.5);
     const double floor_sigma = std::max(0.5, 0.004 * l.median);
-    l.sigma = std::max(mad_sigma(m), floor_sigma);
+    l.sigma = std::max(mad_sigma_sorted(m), floor_sigma);
     l.fence_lo = l.median - opt.fence_sigmas * l.sigma;
     l.fence_hi = l.median + opt.fence_sigmas * l.sigma;
   }
   for (double c : major_cuts) model.boundaries.push_back(from_t(c));
-  std::vector<std::vector<double>> final_members(levels.size());
   model.levels = levels;
-  for (double v : x) {
-    const int c = model.classify(v);
-    if (c < 0) ++model.outliers;
-    else final_members[static_cast<std::size_t>(c)].push_back(v);
+  // A level's members are a run of x (ascending x: a level index that never falls, and
+  // inside it one stretch within the fences).
+  std::vector<std::size_t> first(levels.size(), x.size()), count(levels.size(), 0);
+  for (std::size_t i = 0; i < x.size(); ++i) {
+    const int c = model.classify(x[i]);
+    if (c < 0) {
+      ++model.outliers;
+      continue;
+    }
+    const auto k = static_cast<std::size_t>(c);
+    if (count[k]++ == 0) first[k] = i;
   }
   for (std::size_t k = 0; k < levels.size(); ++k) {
-    auto& m = final_members[k];
-    std::sort(m.begin(), m.end());
     Level& l = model.levels[k];
-    l.count = m.size();
-    l.share = static_cast<double>(m.size()) / n;
-    if (m.empty()) continue;
-    set_order_stats(l, m);
+    l.count = count[k];
+    l.share = static_cast<double>(count[k]) / n;
+    if (count[k] == 0) continue;
+    set_order_stats(l, std::span<const double>(x).subspan(first[k], count[k]));
   }
   return model;
 }
@@ -223,7 +254,12 @@ namespace dissect::stats {
 // with a kernel half as wide as the tightest level -- never narrower than
 // 0.6 of the data's quantum (integer cycles), so quantisation makes no modes.
 LevelModel cluster_levels(const std::vector<double>& input, const LevelOptions& opt) {
-  LevelModel first = cluster_once(input, opt);
+  std::vector<double> x;
+  x.reserve(input.size());
+  for (double v : input)
+    if (std::isfinite(v)) x.push_back(v);
+  sort_values(x);
+  LevelModel first = cluster_once(x, opt);
   if (first.levels.empty()) return first;
   std::size_t integral = 0, halves = 0, n = 0;
   for (double v : input) {
@@ -245,7 +281,7 @@ LevelModel cluster_levels(const std::vector<double>& input, const LevelOptions& 
   if (h2 >= 0.8 * opt.bandwidth) return first;
   LevelOptions o2 = opt;
   o2.bandwidth = h2;
-  return cluster_once(input, o2);
+  return cluster_once(x, o2);
 }
 
 }  // namespace dissect::stats

@@ -1,6 +1,7 @@
 #include "analyzers/stats/periodicity.hpp"
 
 #include <algorithm>
+#include <map>
 
 #include "analyzers/stats/binomial.hpp"
 
@@ -56,12 +57,22 @@ std::vector<std::size_t> missing_positions(const std::vector<PositionStats>& pos
                                            bool bonferroni) {
   std::vector<std::size_t> out;
   const double tests = bonferroni ? static_cast<double>(std::max<std::size_t>(1, positions.size())) : 1.0;
+  // Positions share a few (misses, rounds) pairs: each pair is tested once.
+  std::map<std::pair<std::uint32_t, std::uint32_t>, bool> tested;
   for (std::size_t j = 0; j < positions.size(); ++j) {
     const auto& p = positions[j];
     if (p.known() == 0) continue;
     // Few rounds: a majority of misses decides (a test could not reach significance).
     const bool few = bonferroni && p.known() <= 4;
-    if (few ? 2 * p.misses > p.known() : exceeds(p.misses, p.known(), noise, alpha, tests)) out.push_back(j);
+    bool miss = false;
+    if (few) {
+      miss = 2 * p.misses > p.known();
+    } else {
+      const auto [it, fresh] = tested.try_emplace({p.misses, p.known()}, false);
+      if (fresh) it->second = exceeds(p.misses, p.known(), noise, alpha, tests);
+      miss = it->second;
+    }
+    if (miss) out.push_back(j);
   }
   return out;
 }

@@ -3,7 +3,6 @@
 #include <algorithm>
 #include <cmath>
 #include <map>
-#include <set>
 
 #include "engine/spec/units.hpp"
 
@@ -18,12 +17,20 @@ Staircase stage_staircase(std::vector<StairPoint> pts, std::uint64_t stride) {
   }
   std::sort(pts.begin(), pts.end(), [](const StairPoint& a, const StairPoint& b) { return a.size_bytes < b.size_bytes; });
   const std::size_t J = pts.size();
-  std::vector<std::set<std::uint64_t>> miss(J);
+  // Each point's missed units ascending, read with a cursor per point as the units are
+  // walked in order below (no lookups).
+  std::vector<std::vector<std::uint64_t>> miss(J);
   std::uint64_t max_unit = 0;
   for (std::size_t j = 0; j < J; ++j) {
-    miss[j].insert(pts[j].missing.begin(), pts[j].missing.end());
+    miss[j] = pts[j].missing;
+    if (!std::is_sorted(miss[j].begin(), miss[j].end())) std::sort(miss[j].begin(), miss[j].end());
     max_unit = std::max<std::uint64_t>(max_unit, pts[j].size_bytes / stride);
   }
+  std::vector<std::size_t> cursor(J, 0);
+  const auto missed = [&](std::size_t j, std::uint64_t u) {
+    while (cursor[j] < miss[j].size() && miss[j][cursor[j]] < u) ++cursor[j];
+    return cursor[j] < miss[j].size() && miss[j][cursor[j]] == u;
+  };
   // Onset of each unit: where its misses start. First the step function
   // (0 before, 1 from t on) that disagrees with the fewest points; then, with
   // the rates those onsets give (q: a line of an overflowed set misses at a
@@ -36,7 +43,7 @@ Staircase stage_staircase(std::vector<StairPoint> pts, std::uint64_t stride) {
     for (std::size_t j = 0; j < J; ++j) {
       if ((u + 1) * stride > pts[j].size_bytes) continue;
       if (firsts[u] == J) firsts[u] = j;
-      ys[u].push_back(miss[j].count(u) ? 1 : 0);
+      ys[u].push_back(missed(j, u) ? 1 : 0);
     }
   std::vector<std::size_t> onset(max_unit, J);
   auto fit = [&](double q, double eps) {

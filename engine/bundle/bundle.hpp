@@ -86,6 +86,12 @@ class BundleWriter {
   void add_kernel(const KernelArtifact& artifact);
   // status: complete | interrupted | failed. Extra keys are merged into bundle.json.
   void finish(const std::string& status, const nlohmann::json& extra = {});
+  // finish() in two halves, for a caller that leaves the disk to a worker: seal() puts the
+  // retained points in place and the status in the header in memory (nothing more can be
+  // stored); write_sealed() makes the files durable and writes bundle.json (until then it
+  // says "running", as for a run still storing). finish() is seal() then write_sealed().
+  void seal(const std::string& status, const nlohmann::json& extra = {});
+  void write_sealed();
   void write_findings(const nlohmann::json& findings);
 
   [[nodiscard]] const std::string& dir() const { return dir_; }
@@ -125,6 +131,10 @@ class BundleWriter {
   // trace.csv rows on their way out: one buffer for the writer's life, reused
   // chunk after chunk (no growing string per point, no fresh pages per batch).
   std::unique_ptr<char[]> chunk_;
+  // A large batch's rows are formatted side by side on the worker pool, a segment of samples
+  // each, into these buffers (reused, one per segment in flight), and written in order.
+  std::vector<std::unique_ptr<char[]>> segment_buffers_;
+  void write_samples_side_by_side(std::span<const std::pair<const Point*, PointTrace>> batch);
   std::unordered_map<const Point*, PreparedRow> prepared_;  // by prepare_points, until stored
   // The last batch's points.csv text. Kept (with its capacity) from batch to batch, and
   // grown and written to by prepare_points while the kernel runs: the pages of a

@@ -17,6 +17,7 @@
 #include "engine/core/directory_lock.hpp"
 #include "engine/core/files.hpp"
 #include "engine/core/timeline.hpp"
+#include "engine/core/worker_pool.hpp"
 #include "engine/spec/identifier.hpp"
 
 namespace dissect {
@@ -26,9 +27,14 @@ namespace {
 
 // Size of the buffer trace.csv rows are formatted into: large enough that a
 // write() per chunk costs nothing next to the formatting, small enough to stay in
-// the CPU's caches. (Formatting on several threads was tried: starting threads and
-// their memory arenas cost more than they saved, even for 128 x 4096 samples.)
+// the CPU's caches. (Formatting on threads started per batch was tried: starting
+// them and their memory arenas cost more than they saved, even for 128 x 4096 samples.
+// The worker pool's threads live as long as the process, and format into buffers
+// allocated once: batches of many samples are formatted on them, segment by segment.)
 constexpr std::size_t kChunkBytes = 1u << 20;
+// Samples of one segment formatted on a worker, and batches worth it: smaller ones are
+// formatted here.
+constexpr std::size_t kSegmentSamples = 8192, kSideBySideSamples = 1u << 17;
 
 // name, name-2, ... name-N: beyond this a directory is surely a script gone astray.
 constexpr int kMaxBundleSuffix = 100000;
@@ -200,7 +206,59 @@ void BundleWriter::write_header(bool durable) {
   write_file_atomic((fs::path(dir_) / "bundle.json").string(), header_.dump(2) + "\n", durable);
 }
 
+void BundleWriter::write_samples_side_by_side(std::span<const std::pair<const Point*, PointTrace>> batch) {
+  struct Segment {
+    std::size_t point, begin, end;  // samples [begin, end) of batch[point]
+  };
+  std::vector<Segment> segments;
+  for (std::size_t i = 0; i < batch.size(); ++i)
+    for (std::size_t b = 0; b < batch[i].second.samples.size(); b += kSegmentSamples)
+      segments.push_back({i, b, std::min(batch[i].second.samples.size(), b + kSegmentSamples)});
+  const std::size_t window = std::min(segments.size(), 2 * workers::size() + 1);
+  while (segment_buffers_.size() < window)
+    segment_buffers_.push_back(std::make_unique_for_overwrite<char[]>(kSegmentSamples * kMaxSampleRow));
+  // Segment k is formatted into buffer k % window; the rows are written in the batch's order.
+  std::vector<std::shared_ptr<workers::Job<std::size_t>>> jobs(window);
+  const auto start = [&](std::size_t k) {
+    jobs[k % window] = workers::start<std::size_t>([&batch, seg = segments[k], buf = segment_buffers_[k % window].get()] {
+      const auto& [point, trace] = batch[seg.point];
+      char id[24];
+      const std::string_view id_text(id, static_cast<std::size_t>(std::to_chars(id, id + sizeof id, point->id).ptr - id));
+      char* p = buf;
+      for (std::size_t i = seg.begin; i < seg.end; ++i) p = write_sample_row(p, id_text, trace.samples[i]);
+      return static_cast<std::size_t>(p - buf);
+    });
+  };
+  // Whatever ends this early (a write that fails), no job may still use the batch or a buffer.
+  struct Settle {
+    std::vector<std::shared_ptr<workers::Job<std::size_t>>>& jobs;
+    ~Settle() {
+      for (auto& j : jobs)
+        if (j) j->cancel();
+      for (auto& j : jobs) try {
+          if (j) (void)j->get();
+        } catch (const std::exception&) {
+          // Called off, or its error lost to the one that ended the batch.
+        }
+    }
+  } settle{jobs};
+  for (std::size_t k = 0; k < window; ++k) start(k);
+  for (std::size_t k = 0; k < segments.size(); ++k) {
+    auto job = std::move(jobs[k % window]);
+    const std::size_t used = job->get();  // formats it here if no worker has started it
+    append_all(trace_fd_, std::string_view(segment_buffers_[k % window].get(), used), dir_ + "/trace.csv");
+    if (k + window < segments.size()) start(k + window);
+  }
+}
+
 void BundleWriter::write_samples(std::span<const std::pair<const Point*, PointTrace>> batch) {
+  std::size_t samples = 0;
+  for (const auto& [p, t] : batch) samples += t.samples.size();
+  // With a worker or two the machine has no core to spare for it (a topology's analyses use them).
+  if (samples >= kSideBySideSamples && workers::size() >= 3) {
+    write_samples_side_by_side(batch);
+    return;
+  }
   if (!chunk_) chunk_ = std::make_unique_for_overwrite<char[]>(kChunkBytes);
   std::size_t used = 0;
   for (const auto& [p, t] : batch) {
@@ -341,6 +399,11 @@ void BundleWriter::add_kernel(const KernelArtifact& a) {
 }
 
 void BundleWriter::finish(const std::string& status, const nlohmann::json& extra) {
+  seal(status, extra);
+  write_sealed();
+}
+
+void BundleWriter::seal(const std::string& status, const nlohmann::json& extra) {
   await_header();
   retain_header_fields();
   retain_pending();
@@ -349,6 +412,9 @@ void BundleWriter::finish(const std::string& status, const nlohmann::json& extra
   header_["finished"] = utc_timestamp();
   if (extra.is_object())
     for (auto it = extra.begin(); it != extra.end(); ++it) header_[it.key()] = it.value();
+}
+
+void BundleWriter::write_sealed() {
   ::fsync(trace_fd_);
   ::fsync(points_fd_);
   write_header();

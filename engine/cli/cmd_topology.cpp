@@ -120,7 +120,8 @@ int cmd_topology(const Args& args, const std::vector<std::string>& full_argv) {
   TopologyOptions o;
   o.out_dir = out_dir;
   o.fast = vm.count("fast") != 0;
-  o.progress = vm.count("quiet") == 0 && ::isatty(2) != 0;
+  o.progress = vm.count("quiet") == 0;
+  o.status_line = ::isatty(2) != 0;
   o.argv = full_argv;
   o.only = only;
   o.resume = !resume_dir.empty();
@@ -164,6 +165,7 @@ int cmd_topology(const Args& args, const std::vector<std::string>& full_argv) {
                 << "\n";
   if (json_out) std::cout << result.dump(2) << "\n";
   else std::cout << topology_table(result) << "\nwritten: " << out_dir << "/topology.json\n";
+  std::cout.flush();  // the table before the report is written
   // The report comes after the measurements (its time is not part of the
   // topology's wall time) and is written even for an interrupted run: it shows
   // what was measured.

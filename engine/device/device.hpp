@@ -84,6 +84,10 @@ class Device {
   // bundle): a device may start preparing them meanwhile (the CUDA device loads the
   // first point's kernel on a worker thread). Never throws; the run reports errors.
   virtual void prepare(std::span<const Point> points) noexcept { (void)points; }
+  // A hint that experiments like these run later in this process (a topology's steps): a
+  // device may compile their kernels meanwhile, side by side (the CUDA device: NVRTC or the
+  // compile cache on the worker pool, nothing loaded into the context). Never throws.
+  virtual void compile_ahead(std::span<const Experiment> experiments) noexcept { (void)experiments; }
   // The GPU's SM clock and processes now (engine/device/run_conditions.hpp): the runner
   // takes one before and one after each run. Never throws: what cannot be read is
   // unknown. A device without either (a simulated one) says they are not applicable.

@@ -1,11 +1,14 @@
 #include "engine/report/report_writer.hpp"
 
+#include <exception>
 #include <filesystem>
+#include <memory>
 #include <set>
 #include <stdexcept>
 
 #include "dissect_git_revision.hpp"
 #include "engine/core/files.hpp"
+#include "engine/core/worker_pool.hpp"
 #include "engine/report/gnuplot_runner.hpp"
 #include "engine/report/miss_threshold.hpp"
 #include "engine/report/plot.hpp"
@@ -80,71 +83,90 @@ ReportResult write_report(const std::vector<ExperimentData>& experiments, const 
   doc.tables = extras.tables;
   for (const auto& f : extras.findings) doc.findings.push_back(f.to_json());
 
-  // Keep thresholds alive for the sections (the document points at the data only).
-  std::vector<MissThreshold> thresholds;
-  thresholds.reserve(experiments.size());
-  std::set<std::string> used_dirs;
-  for (const auto& data : experiments) {
+  // Each experiment's section (its plots' data, scripts and rendering) is made on the
+  // worker pool, side by side with the others (a gnuplot each); the waiting thread makes
+  // those no worker has started. Directories are named first, in order.
+  struct Section {
     ExperimentSection section;
-    section.data = &data;
+    std::vector<ReportPlot> plots;
+    std::vector<std::string> warnings;
+  };
+  std::set<std::string> used_dirs;
+  std::vector<std::shared_ptr<workers::Job<Section>>> jobs;
+  for (const auto& data : experiments) {
     std::string slug = file_slug(data.name());
     for (int i = 2; used_dirs.count(slug) != 0; ++i) slug = file_slug(data.name()) + "-" + std::to_string(i);
     used_dirs.insert(slug);
-    section.rel_dir = slug;
     const fs::path dir = out / slug;
     fs::create_directories(dir, ec);
     if (ec) throw std::runtime_error(dir.string() + ": cannot create: " + ec.message());
+    jobs.push_back(workers::start<Section>([&data, &gp, &options, slug, dir] {
+      Section done;
+      ExperimentSection& section = done.section;
+      section.data = &data;
+      section.rel_dir = slug;
+      const MissThreshold threshold = miss_threshold(data);
+      section.threshold_source = threshold.source;
+      PlotContext ctx{data, threshold, gp.png_terminal.empty() ? "pngcairo" : gp.png_terminal};
 
-    thresholds.push_back(miss_threshold(data));
-    const MissThreshold& threshold = thresholds.back();
-    section.threshold_source = threshold.source;
-    PlotContext ctx{data, threshold, gp.png_terminal.empty() ? "pngcairo" : gp.png_terminal};
-
-    const auto choices = select_plots(data, &section.why_none);
-    if (choices.empty()) result.warnings.push_back(data.name() + ": " + section.why_none);
-    for (const auto& choice : choices) {
-      PlotOutput plot = make_plot(choice.kind, ctx);
-      if (!plot.skipped.empty()) {
-        section.skipped.push_back(std::string(plot_title(choice.kind)) + ": " + plot.skipped);
-        continue;
-      }
-      ReportPlot rp;
-      rp.experiment = data.name();
-      rp.kind = choice.kind;
-      rp.dir = dir.string();
-      for (const auto& f : plot.data) {
-        write_data_file(dir.string(), f);
-        rp.data.push_back((dir / f.name).string());
-      }
-      rp.script = (dir / (plot.stem + ".gp")).string();
-      write_file_atomic(rp.script, plot.script);
-      const fs::path svg = dir / (plot.stem + ".svg"), png = dir / (plot.stem + ".png");
-      fs::remove(svg, ec);  // never mistake an earlier report's picture for this one
-      fs::remove(png, ec);
-
-      PlotSection ps;
-      ps.reason = choice.reason;
-      ps.rel_dir = slug;
-      if (gp.found) {
-        const GnuplotRun run = run_gnuplot(gp, plot.stem + ".gp", dir.string(), options.timeout);
-        ps.svg = non_empty_file(svg);
-        ps.png = non_empty_file(png);
-        if (run.timed_out) {
-          ps.error = "gnuplot timed out after " + std::to_string(options.timeout.count() / 1000) + " s";
-        } else if (run.status != 0 || (!ps.svg && !ps.png)) {
-          ps.error = "gnuplot failed (status " + std::to_string(run.status) + "): " + first_lines(run.output, 3);
+      const auto choices = select_plots(data, &section.why_none);
+      if (choices.empty()) done.warnings.push_back(data.name() + ": " + section.why_none);
+      for (const auto& choice : choices) {
+        PlotOutput plot = make_plot(choice.kind, ctx);
+        if (!plot.skipped.empty()) {
+          section.skipped.push_back(std::string(plot_title(choice.kind)) + ": " + plot.skipped);
+          continue;
         }
-        if (!ps.error.empty()) result.warnings.push_back(data.name() + ": " + plot.stem + ": " + ps.error);
-        if (ps.svg) rp.svg = svg.string();
-        if (ps.png) rp.png = png.string();
-        rp.error = ps.error;
+        ReportPlot rp;
+        rp.experiment = data.name();
+        rp.kind = choice.kind;
+        rp.dir = dir.string();
+        for (const auto& f : plot.data) {
+          write_data_file(dir.string(), f);
+          rp.data.push_back((dir / f.name).string());
+        }
+        rp.script = (dir / (plot.stem + ".gp")).string();
+        write_file_atomic(rp.script, plot.script);
+        const fs::path svg = dir / (plot.stem + ".svg"), png = dir / (plot.stem + ".png");
+        std::error_code rm;
+        fs::remove(svg, rm);  // never mistake an earlier report's picture for this one
+        fs::remove(png, rm);
+
+        PlotSection ps;
+        ps.reason = choice.reason;
+        ps.rel_dir = slug;
+        if (gp.found) {
+          const GnuplotRun run = run_gnuplot(gp, plot.stem + ".gp", dir.string(), options.timeout);
+          ps.svg = non_empty_file(svg);
+          ps.png = non_empty_file(png);
+          if (run.timed_out) {
+            ps.error = "gnuplot timed out after " + std::to_string(options.timeout.count() / 1000) + " s";
+          } else if (run.status != 0 || (!ps.svg && !ps.png)) {
+            ps.error = "gnuplot failed (status " + std::to_string(run.status) + "): " + first_lines(run.output, 3);
+          }
+          if (!ps.error.empty()) done.warnings.push_back(data.name() + ": " + plot.stem + ": " + ps.error);
+          if (ps.svg) rp.svg = svg.string();
+          if (ps.png) rp.png = png.string();
+          rp.error = ps.error;
+        }
+        ps.plot = std::move(plot);
+        section.plots.push_back(std::move(ps));
+        done.plots.push_back(std::move(rp));
       }
-      ps.plot = std::move(plot);
-      section.plots.push_back(std::move(ps));
-      result.plots.push_back(std::move(rp));
-    }
-    doc.experiments.push_back(std::move(section));
+      return done;
+    }));
   }
+  // In order, as the experiments were given; the first failure is thrown, after every job ended.
+  std::exception_ptr failed;
+  for (auto& job : jobs) try {
+      Section done = job->get();
+      for (auto& w : done.warnings) result.warnings.push_back(std::move(w));
+      for (auto& p : done.plots) result.plots.push_back(std::move(p));
+      doc.experiments.push_back(std::move(done.section));
+    } catch (...) {
+      if (!failed) failed = std::current_exception();
+    }
+  if (failed) std::rethrow_exception(failed);
 
   result.report_md = (out / "report.md").string();
   write_file_atomic(result.report_md, render_markdown(doc));

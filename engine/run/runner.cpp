@@ -83,6 +83,49 @@ nlohmann::json experiment_json(const Experiment& e) {
 
 }  // namespace
 
+class RunAnalysis {
+ public:
+  std::unique_ptr<BundleWriter> writer;  // held until findings.json is written: the bundle stays locked
+  bool sealed = false;                   // its files are written by finish_analysis (BundleWriter::seal)
+  TraceSet traces;                       // the run's committed points (retained, or read back)
+  std::vector<AnalysisRequest> requests;
+  std::vector<Expectation> expectations;
+  std::vector<std::vector<Finding>> findings;  // per request
+  std::vector<double> ms;                      // per request
+};
+
+std::size_t analysis_jobs(const RunAnalysis& a) { return a.requests.size(); }
+
+void run_analysis_job(RunAnalysis& a, std::size_t i) {
+  const auto t0 = std::chrono::steady_clock::now();
+  a.findings[i] = run_analyzers(a.traces, {a.requests[i]});
+  a.ms[i] = ms_since(t0);
+}
+
+void finish_analysis(RunOutcome& out) {
+  if (!out.analysis) return;
+  const std::shared_ptr<RunAnalysis> a = std::move(out.analysis);
+  const auto t0 = std::chrono::steady_clock::now();
+  out.findings.clear();
+  for (auto& f : a->findings) std::move(f.begin(), f.end(), std::back_inserter(out.findings));
+  out.expectations = check_expectations(a->expectations, out.findings);
+  nlohmann::json fj = nlohmann::json::array();
+  for (const auto& f : out.findings) fj.push_back(f.to_json());
+  nlohmann::json ej = nlohmann::json::array();
+  for (const auto& r : out.expectations)
+    ej.push_back({{"expect", r.expectation.text},
+                  {"outcome", r.outcome == ExpectationResult::Outcome::pass   ? "pass"
+                              : r.outcome == ExpectationResult::Outcome::fail ? "fail"
+                                                                              : "unknown"},
+                  {"actual", r.actual},
+                  {"message", r.message}});
+  if (a->sealed) a->writer->write_sealed();  // bundle.json complete before findings.json
+  a->writer->write_findings({{"findings", fj}, {"expectations", ej}});
+  a->writer.reset();  // the bundle is done: its lock goes
+  out.analysis_ms = ms_since(t0);
+  for (const double ms : a->ms) out.analysis_ms += ms;
+}
+
 nlohmann::json bundle_header(const Spec& spec, const Device& device, const RunOptions& options) {
   nlohmann::json h;
   h["tool"] = {{"name", "dissect"}, {"version", DISSECT_VERSION}, {"git_revision", DISSECT_GIT_REVISION}};
@@ -151,8 +194,8 @@ RunOutcome run_spec(const Spec& spec, Device& device, const RunOptions& options,
   // return them: no reading back of a trace that can be hundreds of MB. A resumed
   // run's earlier points are read back from the bundle after it.
   const bool analyze = options.analyze && !spec.base.analyzers.empty();
-  TraceSet retained;
-  if (analyze && !resuming) writer.retain_traces(&retained);
+  auto analysis = std::make_shared<RunAnalysis>();
+  if (analyze && !resuming) writer.retain_traces(&analysis->traces);
   const double open_ms = ms_since(t0) - expand_ms;
   BundleSink sink(writer, options.progress, spec.base.name);
   timeline::mark("run_spec: bundle opened");
@@ -215,7 +258,12 @@ RunOutcome run_spec(const Spec& spec, Device& device, const RunOptions& options,
   extra["conditions"] = out.conditions;
   if (!search_log.is_null()) extra["adaptive_search"] = search_log;
   const auto t_finish = std::chrono::steady_clock::now();
-  writer.finish(out.status, extra);
+  // A deferred analysis also takes the bundle's last writes (its fsyncs: a trace of
+  // hundreds of MB takes a while) off the caller's path; they come before findings.json.
+  const bool analysis_follows = analyze && out.points_done > 0;
+  const bool seal_only = options.defer_analysis && analysis_follows && !resuming;
+  if (seal_only) writer.seal(out.status, extra);
+  else writer.finish(out.status, extra);
   if (timing_report_wanted())
     std::fprintf(stderr,
                  "dissect timing: %s: wall %.2f ms = expand %.2f, bundle open %.2f, device run %.2f (kernels %.2f, "
@@ -225,23 +273,19 @@ RunOutcome run_spec(const Spec& spec, Device& device, const RunOptions& options,
   timeline::mark("run_spec: bundle finished");
   timeline::print(stderr);
 
-  if (analyze && out.points_done > 0) {
-    const auto t_analysis = std::chrono::steady_clock::now();
-    if (resuming) retained = read_bundle(writer.dir()).traces;
-    out.findings = run_analyzers(retained, requests_from(spec.base.analyzers));
-    out.expectations = check_expectations(spec.base.expectations, out.findings);
-    nlohmann::json fj = nlohmann::json::array();
-    for (const auto& f : out.findings) fj.push_back(f.to_json());
-    nlohmann::json ej = nlohmann::json::array();
-    for (const auto& r : out.expectations)
-      ej.push_back({{"expect", r.expectation.text},
-                    {"outcome", r.outcome == ExpectationResult::Outcome::pass   ? "pass"
-                                : r.outcome == ExpectationResult::Outcome::fail ? "fail"
-                                                                                : "unknown"},
-                    {"actual", r.actual},
-                    {"message", r.message}});
-    writer.write_findings({{"findings", fj}, {"expectations", ej}});
-    out.analysis_ms = ms_since(t_analysis);
+  if (analysis_follows) {
+    analysis->sealed = seal_only;
+    if (resuming) analysis->traces = read_bundle(writer.dir()).traces;
+    analysis->requests = requests_from(spec.base.analyzers);
+    analysis->expectations = spec.base.expectations;
+    analysis->findings.resize(analysis->requests.size());
+    analysis->ms.resize(analysis->requests.size());
+    analysis->writer = std::move(writer_ptr);
+    out.analysis = std::move(analysis);
+    if (!options.defer_analysis) {
+      for (std::size_t i = 0; i < analysis_jobs(*out.analysis); ++i) run_analysis_job(*out.analysis, i);
+      finish_analysis(out);
+    }
   }
   return out;
 }

@@ -2,6 +2,7 @@
 // Runs one spec on one device into a fresh bundle, then analyses it.
 #include <atomic>
 #include <functional>
+#include <memory>
 #include <string>
 #include <vector>
 
@@ -23,7 +24,16 @@ struct RunOptions {
   // Called with the bundle's directory once it is claimed (or reopened), before
   // any point runs: a topology records it, so that a step killed mid-run is resumed.
   std::function<void(const std::string&)> bundle_opened;
+  // Leave the analysis to the caller (RunOutcome::analysis): run_spec returns once the
+  // points are stored and the bundle finished, so that a topology measures its next step
+  // while this one is analysed. The bundle stays locked until the analysis is finished.
+  bool defer_analysis = false;
 };
+
+// The analysis of one run that run_spec left (RunOptions::defer_analysis): the spec's
+// analyzers over the run's points, each a job of its own that may run on any thread,
+// side by side with the others; then finish_analysis.
+class RunAnalysis;
 
 struct RunOutcome {
   std::string bundle_dir;
@@ -43,9 +53,21 @@ struct RunOutcome {
   double analysis_ms = 0;  // the analyzers, after the run
   std::vector<Finding> findings;
   std::vector<ExpectationResult> expectations;
+  // With defer_analysis: what is left to analyse (null when nothing is: no analyzers, no
+  // points, or the run threw before its bundle was finished).
+  std::shared_ptr<RunAnalysis> analysis;
 };
 
 RunOutcome run_spec(const Spec& spec, Device& device, const RunOptions& options, const std::atomic<bool>& stop);
+
+// The analyzer jobs of a deferred analysis (one per analyzer the spec names, in its order).
+std::size_t analysis_jobs(const RunAnalysis& analysis);
+// Runs job i (i < analysis_jobs); distinct jobs may run at the same time on different threads.
+void run_analysis_job(RunAnalysis& analysis, std::size_t i);
+// Once every job has run: the findings and expectations into `out` (as run_spec gives them
+// without defer_analysis), findings.json written, the bundle released; analysis_ms is the
+// analyzers' time, summed over the jobs. Throws what writing findings.json throws.
+void finish_analysis(RunOutcome& out);
 
 // bundle.json header for a run (exposed for tests).
 nlohmann::json bundle_header(const Spec& spec, const Device& device, const RunOptions& options);

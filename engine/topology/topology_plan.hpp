@@ -23,6 +23,8 @@ struct SkipStep {
 
 using StepSizing = std::variant<std::vector<SpecOverride>, SkipStep>;
 
+inline const std::string kEveryEarlierStep = "*";
+
 struct TopologyStep {
   std::string id = {};     // e.g. "l1_size"; the spec is specs/topology/<id>.yaml
   std::string label = {};  // for progress and the experiments table
@@ -33,6 +35,12 @@ struct TopologyStep {
   std::function<StepSizing(const TopologyResult&)> sizes_from = [](const TopologyResult&) -> StepSizing {
     return std::vector<SpecOverride>{};
   };
+  // The earlier steps (ids) whose figures sizes_from reads: the step is sized once their
+  // analyses are in, while the analyses of other steps may still run (the runner folds
+  // findings in plan order all the same, and checks at each step's turn that sizes_from
+  // gives what the step ran with: topology_runner.hpp). kEveryEarlierStep, the default:
+  // every earlier step's. An id not in the plan (--only, --fast) needs nothing.
+  std::vector<std::string> needs = {kEveryEarlierStep};
   // Folds the step's findings into the result.
   std::function<void(TopologyResult&, const std::vector<Finding>&)> absorb = {};
 

@@ -2,9 +2,12 @@
 
 #include <filesystem>
 #include <fstream>
+#include <memory>
 #include <stdexcept>
+#include <utility>
 
 #include "engine/core/directory_lock.hpp"
+#include "engine/core/worker_pool.hpp"
 #include "engine/report/experiment_data.hpp"
 #include "engine/topology/topology_table.hpp"
 
@@ -40,16 +43,21 @@ TopologyReport write_topology_report(const std::string& topology_dir, const repo
   const json r = read_topology_json(topology_dir);
   TopologyReport out;
 
-  std::vector<report::ExperimentData> experiments;
+  // The step bundles are read side by side on the worker pool, kept in the steps' order.
+  std::vector<std::pair<std::string, std::shared_ptr<workers::Job<report::ExperimentData>>>> loads;
   for (const auto& e : r.value("experiments", json::array())) {
     if (!e.contains("bundle") || !e["bundle"].is_string()) continue;
-    const std::string bundle = (fs::path(topology_dir) / e["bundle"].get<std::string>()).string();
-    try {
-      experiments.push_back(report::load_experiment(bundle, options.limits));
+    std::string bundle = (fs::path(topology_dir) / e["bundle"].get<std::string>()).string();
+    auto job = workers::start<report::ExperimentData>(
+        [bundle, limits = options.limits] { return report::load_experiment(bundle, limits); });
+    loads.emplace_back(std::move(bundle), std::move(job));
+  }
+  std::vector<report::ExperimentData> experiments;
+  for (auto& [bundle, job] : loads) try {
+      experiments.push_back(job->get());
     } catch (const std::exception& ex) {
       out.skipped.push_back(bundle + ": " + ex.what());
     }
-  }
 
   report::ReportExtras extras;
   const json& d = r.value("device", json::object());

@@ -15,7 +15,8 @@ namespace dissect {
 struct TopologyOptions {
   std::string out_dir = "topology";  // bundles go to <out_dir>/<step id>
   bool fast = false;                 // skip the slow steps (bandwidth); CI uses this on sim
-  bool progress = false;             // progress on stderr
+  bool progress = false;             // a line per step on stderr (topology_progress.hpp)
+  bool status_line = false;          // with progress: also the step being measured, rewritten in place (a terminal)
   std::vector<std::string> argv;
   std::vector<std::string> only;     // run only these step ids (empty: all)
   // Continue the topology recorded in out_dir/topology.json (its mode and steps;

@@ -34,6 +34,7 @@ TopologyStep size_step(const std::string& cache, const std::string& label) {
           .sizes_from = [cache](const TopologyResult& r) -> StepSizing {
             return Overrides{{"array.stride", bytes(r.fetch_of(cache).value_or(32))}};
           },
+          .needs = {cache + "_fetch"},
           .absorb = [cache](TopologyResult& r, const Findings& fs) { absorb::size(r.cache(cache), fs); }};
 }
 
@@ -49,6 +50,7 @@ TopologyStep line_step(const std::string& cache, const std::string& label) {
             return Overrides{{"array.size", bytes(n)},
                              {"iterations", std::to_string(std::min<std::uint64_t>(passes * n / 4, 1u << 20))}};
           },
+          .needs = {cache + "_size"},
           .absorb = [cache](TopologyResult& r, const Findings& fs) { absorb::line(r, cache, fs); }};
 }
 
@@ -70,7 +72,14 @@ TopologyStep line_blocks_step(const std::string& cache, const std::string& label
                              {"iterations", std::to_string(std::clamp<std::uint64_t>(2 * n / f, 4096, 1u << 16))},
                              {"sweep.array.page", "[" + blocks + "]"}};
           },
+          .needs = {cache + "_fetch", cache + "_size"},
           .absorb = [cache](TopologyResult& r, const Findings& fs) { absorb::line_blocks(r, cache, fs); }};
+}
+
+// What the sets and replacement steps are sized from: the size and the line (the line
+// steps' or, without one, the fetch granularity).
+std::vector<std::string> line_and_size(const std::string& cache) {
+  return {cache + "_fetch", cache + "_size", cache + "_line", cache + "_line_blocks"};
 }
 
 // Sets: s = b, N = C + k b (Mei & Chu stage 2).
@@ -92,6 +101,7 @@ TopologyStep sets_step(const std::string& cache, const std::string& label) {
                 {"iterations", std::to_string(std::min<std::uint64_t>(4 * (from / b + steps), 1u << 20))},
                 {"sweep.array.size", "{from: " + bytes(from) + ", to: " + bytes(from + steps * b) + ", step: " + bytes(b) + "}"}};
           },
+          .needs = line_and_size(cache),
           .absorb = [cache](TopologyResult& r, const Findings& fs) { absorb::sets(r, cache, fs); }};
 }
 
@@ -109,6 +119,7 @@ TopologyStep replacement_step(const std::string& cache, const std::string& label
                              {"array.size", bytes(n)},
                              {"iterations", std::to_string(std::clamp<std::uint64_t>(64 * (n / b), 16384, 1u << 20))}};
           },
+          .needs = line_and_size(cache),
           .absorb = [cache](TopologyResult& r, const Findings& fs) { absorb::replacement(r, cache, fs); }};
 }
 
@@ -116,6 +127,7 @@ TopologyStep latency_step(const std::string& cache, const std::string& label) {
   return {.id = cache + "_latency",
           .label = label,
           .cache = cache,
+          .needs = {},
           .absorb = [cache](TopologyResult& r, const Findings& fs) { absorb::latency(r, cache, fs); }};
 }
 
@@ -123,6 +135,7 @@ TopologyStep fetch_step(const std::string& cache, const std::string& label) {
   return {.id = cache + "_fetch",
           .label = label + " fetch granularity",
           .cache = cache,
+          .needs = {},
           .absorb = [cache](TopologyResult& r, const Findings& fs) { absorb::fetch(r, cache, fs); }};
 }
 
@@ -149,6 +162,7 @@ TopologyStep sharing_step(const std::string& a, const std::string& b) {
             const std::uint64_t n = round_to(std::min(*ca, *cb) * 8 / 10, 128);
             return Overrides{{"arrays.a.size", bytes(n)}, {"arrays.b.size", bytes(n)}};
           },
+          .needs = {a + "_size", b + "_size"},
           .absorb = [a, b](TopologyResult& r, const Findings& fs) { absorb::sharing(r, a, b, fs); }};
 }
 
@@ -174,6 +188,7 @@ TopologyStep bandwidth_step(const std::string& key, std::vector<std::uint64_t> b
             }
             return o;
           },
+          .needs = {},
           .absorb = [key](TopologyResult& r, const Findings& fs) { absorb::bandwidth(r, key, fs); }};
 }
 
@@ -187,6 +202,7 @@ TopologyStep l2_bandwidth_step(const std::string& key) {
       std::get<Overrides>(sized).push_back({"array.size", bytes(round_to(*c / 2, 1024 * 1024))});
     return sized;
   };
+  s.needs = {"l2_size"};
   return s;
 }
 
@@ -214,6 +230,7 @@ TopologyStep dram_bandwidth_step(const std::string& key) {
     }
     return sized;
   };
+  s.needs = {"l2_size"};
   return s;
 }
 
@@ -266,6 +283,7 @@ std::vector<TopologyStep> topology_plan() {
                                      {"array.size", bytes(from)},
                                      {"sweep.array.size", "{from: " + bytes(from) + ", to: 63 KiB, step: 1 KiB}"}};
                   },
+                  .needs = {"constant_l1_fetch", "constant_l1_size"},
                   .absorb = absorb::constant_l15_size});
   plan.push_back(sharing_step("l1", "texture"));
   plan.push_back(sharing_step("l1", "readonly"));
@@ -279,6 +297,7 @@ std::vector<TopologyStep> topology_plan() {
                     const std::uint64_t n = round_to(*c * 8 / 10, 128);
                     return Overrides{{"arrays.base.size", bytes(n)}, {"arrays.test.size", bytes(n)}};
                   },
+                  .needs = {"texture_size"},
                   .absorb = absorb::texture_amount});
   plan.push_back(latency_step("l2", "L2 latency"));
   plan.push_back(fetch_step("l2", "L2"));
@@ -293,10 +312,12 @@ std::vector<TopologyStep> topology_plan() {
                     if (!c) return SkipStep{"the L2 size was not measured"};
                     return Overrides{{"array.size", bytes(round_to(*c / 2, 128))}};
                   },
+                  .needs = {"l2_size"},
                   .absorb = absorb::l2_levels});
   plan.push_back(latency_step("dram", "main memory latency"));
   plan.push_back(latency_step("shared", "shared memory latency"));
-  plan.push_back({.id = "shared_banks", .label = "shared memory banks", .cache = "shared", .absorb = absorb::banks});
+  plan.push_back(
+      {.id = "shared_banks", .label = "shared memory banks", .cache = "shared", .needs = {}, .absorb = absorb::banks});
   // TLB levels: where each runs out at strides of 4 KiB to 1 GiB (coverage,
   // span, penalties); the page (the stride the later steps sweep at); a widely
   // bracketed coverage narrowed; then one slot at a time past each level's

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <chrono>
+#include <set>
 #include <cstdio>
 #include <cstdlib>
 #include <tuple>
@@ -265,6 +266,17 @@ void CudaDevice::prepare(std::span<const Point> points) noexcept {
     modules_->prefetch(kernel_params(points.front().experiment));
   } catch (const std::exception&) {
     // A hint only: the run meets the same error and reports it with its context.
+  }
+}
+
+void CudaDevice::compile_ahead(std::span<const Experiment> experiments) noexcept {
+  if (!modules_) return;  // the context was lost (run() says so)
+  try {
+    std::set<std::string> seen;  // kernel_identity: a few bytes each, before building the params
+    for (const Experiment& e : experiments)
+      if (seen.insert(kernel_identity(e)).second) modules_->precompile(kernel_params(e));
+  } catch (const std::exception&) {
+    // A hint only: a run meets the same error and reports it with its context.
   }
 }
 

@@ -46,6 +46,7 @@ class CudaDevice final : public Device {
   // next run goes on in a fresh context, or, when that could not be made, fails at once saying why.
   RunTimings run(const RunRequest& request, RunSink& sink) override;
   void prepare(std::span<const Point> points) noexcept override;
+  void compile_ahead(std::span<const Experiment> experiments) noexcept override;
   // The SM clock and the compute processes NVML lists (unknown without NVML).
   [[nodiscard]] GpuSnapshot snapshot() const override;
   [[nodiscard]] int arch() const { return cc_major_ * 10 + cc_minor_; }

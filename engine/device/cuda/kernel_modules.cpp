@@ -7,11 +7,51 @@
 
 namespace dissect {
 
+KernelModules::Compiled KernelModules::compiled(const KernelParams& params) const {
+  std::shared_ptr<workers::Job<Compiled>> ahead;
+  {
+    const std::lock_guard lock(precompiled_mutex_);
+    if (const auto it = precompiled_.find(params.canonical()); it != precompiled_.end()) {
+      ahead = std::move(it->second);  // one load takes it
+      precompiled_.erase(it);
+    }
+  }
+  if (ahead) try {
+      return ahead->get();  // compiled meanwhile, or compiled here now if no worker took it up
+    } catch (const std::exception&) {
+      // Compiled again below, so that the error is reported with its context.
+    }
+  Compiled c;
+  c.gen = instantiate(params, templates_);
+  c.bin = compile_cached(c.gen, arch_, cache_, true, false);
+  return c;
+}
+
+void KernelModules::precompile(const KernelParams& params) noexcept {
+  try {
+    std::string key = params.canonical();
+    if (kernels_.count(key) != 0 || prefetches_.count(key) != 0) return;
+    const std::lock_guard lock(precompiled_mutex_);
+    if (precompiled_.count(key) != 0) return;
+    // The job holds copies of what it reads: it may outlive this object (cancelled unless started).
+    precompiled_.emplace(std::move(key), workers::start<Compiled>([templates = templates_, cache = cache_,
+                                                                    arch = arch_, params] {
+                           Compiled c;
+                           c.gen = instantiate(params, templates);
+                           c.bin = compile_cached(c.gen, arch, cache, true, false);
+                           return c;
+                         }));
+  } catch (const std::exception&) {
+    // A hint only: the kernel is compiled when it is loaded.
+  }
+}
+
 std::unique_ptr<LoadedKernel> KernelModules::load(const KernelParams& params, const char* second_entry) const {
   timeline::mark("load " + params.entry + ": start");
   auto k = std::make_unique<LoadedKernel>();
-  k->gen = instantiate(params, templates_);
-  k->bin = compile_cached(k->gen, arch_, cache_, true, false);
+  Compiled c = compiled(params);
+  k->gen = std::move(c.gen);
+  k->bin = std::move(c.bin);
   timeline::mark("load " + params.entry + ": cubin in hand");
   struct Unload {  // a module whose function cannot be found is not kept
     const CudaDriver& d;
@@ -71,6 +111,12 @@ LoadedKernel& KernelModules::get(const KernelParams& params, bool* newly) {
 }
 
 void KernelModules::unload_all() noexcept {
+  // Compiles ahead load nothing: those no worker has started are called off.
+  {
+    const std::lock_guard lock(precompiled_mutex_);
+    for (auto& [key, job] : precompiled_) job->cancel();
+    precompiled_.clear();
+  }
   while (!prefetches_.empty())
     if (std::unique_ptr<LoadedKernel> k = take_prefetched(prefetches_.begin()->first); k && k->module != nullptr)
       drv_.cuModuleUnload(k->module);

@@ -44,7 +44,7 @@ void kill_topology_after(const std::string& out, std::size_t steps) {
 json measured_part(json t) {
   for (const char* k : {"timings", "started", "finished", "resumed", "device"}) t.erase(k);
   for (auto& e : t["experiments"])
-    for (const char* k : {"wall_ms", "analysis_ms", "kernel_ms", "compile_ms"}) e.erase(k);
+    for (const char* k : {"wall_ms", "analysis_ms", "kernel_ms", "compile_ms", "wait_ms"}) e.erase(k);
   return t;
 }
 

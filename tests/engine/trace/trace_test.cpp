@@ -47,7 +47,7 @@ void check_same(const std::vector<double>& v) {
 
 }  // namespace
 
-TEST_CASE("summaries of whole cycle counts (selected, not sorted) equal the full-sort definition") {
+TEST_CASE("summaries of whole cycle counts (counted or selected, not sorted) equal the full-sort definition") {
   std::mt19937_64 rng(7);
   for (const std::size_t n : {1u, 2u, 3u, 19u, 20u, 21u, 100u, 4096u, 4097u}) {
     CAPTURE(n);
@@ -59,6 +59,9 @@ TEST_CASE("summaries of whole cycle counts (selected, not sorted) equal the full
     std::vector<double> negative = v;  // whole numbers below zero too
     for (auto& x : negative) x -= 100;
     check_same(negative);
+    std::vector<double> wide = v;  // spread too far for a histogram: selected
+    for (auto& x : wide) x = static_cast<double>(rng() % 10000000);
+    check_same(wide);
   }
 }
 

@@ -1,0 +1,98 @@
+#include "engine/core/worker_pool.hpp"
+
+#include <algorithm>
+#include <condition_variable>
+#include <cstdlib>
+#include <deque>
+#include <mutex>
+#include <string>
+#include <system_error>
+#include <thread>
+#include <vector>
+
+namespace dissect::workers {
+namespace {
+
+std::size_t wanted_threads() {
+  if (const char* v = std::getenv("DISSECT_WORKERS"); v != nullptr && *v != '\0') {
+    try {
+      return std::clamp<std::size_t>(std::stoul(v), 1, 256);
+    } catch (const std::exception&) {
+      // Not a number: the default.
+    }
+  }
+  const unsigned cores = std::thread::hardware_concurrency();
+  return cores > 1 ? cores - 1 : 1;
+}
+
+class Pool {
+ public:
+  explicit Pool(std::size_t n) {
+    try {
+      for (std::size_t i = 0; i < n; ++i) threads_.emplace_back([this] { loop(); });
+    } catch (const std::system_error&) {
+      // Fewer threads than asked for; none at all: run() starts one per job.
+    }
+  }
+  ~Pool() {
+    {
+      const std::lock_guard lock(mutex_);
+      stopping_ = true;
+    }
+    wake_.notify_all();
+    for (auto& t : threads_) t.join();  // after the jobs still queued
+  }
+  Pool(const Pool&) = delete;
+  Pool& operator=(const Pool&) = delete;
+
+  [[nodiscard]] std::size_t threads() const { return threads_.size(); }
+
+  std::future<void> submit(std::function<void()> job) {
+    std::packaged_task<void()> task(std::move(job));
+    std::future<void> done = task.get_future();
+    {
+      const std::lock_guard lock(mutex_);
+      jobs_.push_back(std::move(task));
+    }
+    wake_.notify_one();
+    return done;
+  }
+
+ private:
+  void loop() {
+    for (;;) {
+      std::packaged_task<void()> job;
+      {
+        std::unique_lock lock(mutex_);
+        wake_.wait(lock, [this] { return stopping_ || !jobs_.empty(); });
+        if (jobs_.empty()) return;  // stopping, nothing left
+        job = std::move(jobs_.front());
+        jobs_.pop_front();
+      }
+      job();  // an exception goes into the job's future
+    }
+  }
+
+  std::mutex mutex_;
+  std::condition_variable wake_;
+  std::deque<std::packaged_task<void()>> jobs_;
+  bool stopping_ = false;
+  std::vector<std::thread> threads_;  // last: started when the rest is ready
+};
+
+Pool& pool() {
+  static Pool p(wanted_threads());
+  return p;
+}
+
+}  // namespace
+
+std::size_t size() { return std::max<std::size_t>(1, pool().threads()); }
+
+std::future<void> run(std::function<void()> job) {
+  Pool& p = pool();
+  if (p.threads() > 0) return p.submit(std::move(job));
+  return std::async(std::launch::async, std::move(job));
+}
+
+}  // namespace dissect::workers

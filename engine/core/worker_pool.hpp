@@ -1,0 +1,89 @@
+#pragma once
+// The process's pool of worker threads for work that runs side by side with the thread
+// that drives the device: a topology's analyses while later steps measure, NVRTC compiles
+// ahead of need, a report's plots. One thread per core but one (that one drives the
+// device), at least one; started on first use. Jobs run in the order given; a job never
+// waits for another job of the pool (what waits is the caller's thread), so the pool
+// cannot deadlock on itself.
+#include <atomic>
+#include <chrono>
+#include <cstddef>
+#include <exception>
+#include <functional>
+#include <future>
+#include <memory>
+#include <stdexcept>
+#include <type_traits>
+#include <utility>
+
+namespace dissect::workers {
+
+// Threads of the pool (DISSECT_WORKERS overrides the default: e.g. 1 for a sequential
+// check).
+std::size_t size();
+
+// Runs `job` on a worker; the future holds its outcome (an exception it threw included).
+// When no thread can be had, it runs on a thread of its own (std::async).
+std::future<void> run(std::function<void()> job);
+
+// The same with a result.
+template <class F>
+auto submit(F f) -> std::future<std::invoke_result_t<F&>> {
+  using R = std::invoke_result_t<F&>;
+  auto task = std::make_shared<std::packaged_task<R()>>(std::move(f));
+  std::future<R> result = task->get_future();
+  run([task] { (*task)(); });
+  return result;
+}
+
+// Work started on the pool whose result one consumer will ask for: whoever comes first runs
+// it, a worker or the thread that asks (get) before any worker took it up, which then does
+// it itself instead of waiting for the jobs queued before it.
+template <class R>
+class Job {
+ public:
+  explicit Job(std::function<R()> work) : work_(std::move(work)), result_(promise_.get_future()) {}
+  Job(const Job&) = delete;
+  Job& operator=(const Job&) = delete;
+
+  // Runs the work unless it was taken up already; true when this call ran it.
+  bool run() {
+    if (claimed_.exchange(true)) return false;
+    try {
+      promise_.set_value(work_());
+    } catch (...) {
+      promise_.set_exception(std::current_exception());
+    }
+    work_ = nullptr;
+    return true;
+  }
+  // Calls the work off unless it was taken up already (get then throws).
+  void cancel() {
+    if (claimed_.exchange(true)) return;
+    promise_.set_exception(std::make_exception_ptr(std::runtime_error("cancelled")));
+    work_ = nullptr;
+  }
+  // The result, once there (once: it is moved out): run here if nobody took the work up
+  // yet. Rethrows what the work threw.
+  R get() {
+    run();
+    return result_.get();
+  }
+  [[nodiscard]] bool ready() const { return result_.wait_for(std::chrono::seconds(0)) == std::future_status::ready; }
+
+ private:
+  std::function<R()> work_;
+  std::atomic<bool> claimed_{false};
+  std::promise<R> promise_;
+  std::future<R> result_;
+};
+
+// Queues `work` on the pool as a Job.
+template <class R>
+std::shared_ptr<Job<R>> start(std::function<R()> work) {
+  auto job = std::make_shared<Job<R>>(std::move(work));
+  run([job] { job->run(); });
+  return job;
+}
+
+}  // namespace dissect::workers
