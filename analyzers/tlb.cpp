@@ -445,13 +445,6 @@ class TlbAnalyzer final : public Analyzer {
     return S;
   }
 
-  // Where no page keeps its latency from point to point well enough for the
-  // page-by-page reading (a GPU whose pages' data-path latency wobbles by as
-  // much as a TLB penalty), the mean over the pages still moves by the penalty
-  // times the share of accesses that miss: the first persistent step of the
-  // points' means is the level (stats/mean_step). One level per series: a
-  // random order's gradual rise past one level leaves no plateau to tell a
-  // second one from.
   // Where the page-by-page staircase has pages missing at points the means
   // find clean (up to `clean` bytes), the mean those misses would add (their
   // share x the level's penalty) over what the means show: more than twice as
@@ -494,6 +487,13 @@ class TlbAnalyzer final : public Analyzer {
     return stats::quantile(v, 0.95) - stats::quantile(v, 0.05);
   }
 
+  // Where no page keeps its latency from point to point well enough for the
+  // page-by-page reading (a GPU whose pages' data-path latency wobbles by as
+  // much as a TLB penalty), the mean over the pages still moves by the penalty
+  // times the share of accesses that miss: the first persistent step of the
+  // points' means is the level (stats/mean_step). One level per series: a
+  // random order's gradual rise past one level leaves no plateau to tell a
+  // second one from.
   static void read_means(Series& S, const std::vector<stats::UnitPoint>& up, std::uint64_t stride,
                          double min_penalty, nlohmann::json& ev, std::uint64_t up_to_bytes) {
     // The pages' excess (each page against itself: which pages lie in the near
@@ -544,9 +544,8 @@ class TlbAnalyzer final : public Analyzer {
     if (n > 0) L.share_at_double = sum / static_cast<double>(n);
     S.levels.push_back(std::move(L));
     S.confidence *= 0.9;
-    S.notes.push_back("stride " + format_bytes(stride) + ": read from the points' means (pages wobble from point to "
-                      "point by as much as the penalty): +" + stats::fmt(st.rise()) + " cycles past " +
-                      format_bytes(mp[st.clean].size_bytes));
+    S.notes.push_back("stride " + format_bytes(stride) + ": a level read from the points' means: +" +
+                      stats::fmt(st.rise()) + " cycles past " + format_bytes(mp[st.clean].size_bytes));
   }
 
   // Sets of a level from a one-slot-at-a-time series, into `L`; notes why not.

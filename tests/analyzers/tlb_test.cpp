@@ -288,25 +288,28 @@ TEST_CASE("tlb: a footprint sweep over strides gives each level's coverage and s
   }
 }
 
-TEST_CASE("tlb: an H100's footprint sweep (real trace), pages wobbling by a penalty, read from the points' means") {
-  // Strides 8, 16 and 32 MiB of the topology's tlb step on an H100: each page's
+TEST_CASE("tlb: an H100's and an H200's footprint sweep (real traces), pages wobbling by a penalty, read from the points' means") {
+  // Strides 8, 16 and 32 MiB of the topology's tlb step on an H100 and an H200: each page's
   // latency moves by about the +8-cycle penalty from point to point, so no page
   // keeps a staircase, but the means rise past 256 MiB at 8 and 16 MiB and past
   // 16 slots at 32 MiB; at 8 MiB half the accesses miss up to twice the coverage
   // (slots share entries): one fully associative level of 16 MiB entries.
-  const Bundle b = read_bundle(DISSECT_TEST_DATA "/analyzers/gpu_traces/h100_topology_tlb");
-  const Finding f = test::analyze(b.traces, "tlb");
-  INFO(f.to_json().dump().substr(0, 4000));
-  REQUIRE(f.value == 1);
-  CHECK(f.confidence >= 0.8);
-  const auto& L = f.details["levels"][0];
-  CHECK(L["associativity"] == "full");
-  CHECK(L["span_bytes"] == 16u << 20);
-  CHECK(L["reach_bytes"] == 16u << 20);
-  const auto lo = L["coverage_range_bytes"][0].get<std::uint64_t>(), hi = L["coverage_range_bytes"][1].get<std::uint64_t>();
-  CHECK(lo <= (256ull << 20));
-  CHECK(hi >= (256ull << 20));
-  CHECK(L["span_slots_range"][0] == 16);
-  CHECK(L["miss_penalty_cycles"].get<double>() > 4);
-  CHECK(L["miss_penalty_cycles"].get<double>() < 16);
+  for (const char* dir : {"h100_topology_tlb", "h200_topology_tlb"}) {
+    CAPTURE(dir);
+    const Bundle b = read_bundle(std::string(DISSECT_TEST_DATA "/analyzers/gpu_traces/") + dir);
+    const Finding f = test::analyze(b.traces, "tlb");
+    INFO(f.to_json().dump().substr(0, 4000));
+    REQUIRE(f.value == 1);
+    CHECK(f.confidence >= 0.8);
+    const auto& L = f.details["levels"][0];
+    CHECK(L["associativity"] == "full");
+    CHECK(L["span_bytes"] == 16u << 20);
+    CHECK(L["reach_bytes"] == 16u << 20);
+    const auto lo = L["coverage_range_bytes"][0].get<std::uint64_t>(), hi = L["coverage_range_bytes"][1].get<std::uint64_t>();
+    CHECK(lo <= (256ull << 20));
+    CHECK(hi >= (256ull << 20));
+    CHECK(L["span_slots_range"][0] == 16);
+    CHECK(L["miss_penalty_cycles"].get<double>() > 4);
+    CHECK(L["miss_penalty_cycles"].get<double>() < 16);
+  }
 }
