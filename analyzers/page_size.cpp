@@ -258,13 +258,17 @@ class PageSizeAnalyzer final : public Analyzer {
         chunk = 0;
       }
     }
-    if (chunk > 0 && granule > chunk) {
+    if (chunk > 0 && granule >= chunk) {
+      const std::string head = "over scattered frames (chunks of " + format_bytes(chunk) + " mapped apart) the penalty " +
+                               (granule > chunk ? "still " : "") + "saturates at " + format_bytes(granule) + " (" +
+                               pick->shape + ", +" + stats::fmt(rise, 3) + " cycles)";
       Finding f = stats::undetermined(
           name(), "B",
-          "over scattered frames (chunks of " + format_bytes(chunk) + " mapped apart) the penalty still saturates at " +
-              format_bytes(granule) + " (" + pick->shape + ", +" + stats::fmt(rise, 3) + " cycles): an entry spans " +
-              format_bytes(granule) + " of virtual addresses whatever frames back it (no coalescing of contiguous "
-              "pages), and every chunk is mapped on its own: the page is at most " + format_bytes(chunk));
+          granule > chunk ? head + ": an entry spans " + format_bytes(granule) +
+                                " of virtual addresses whatever frames back it (no coalescing of contiguous pages), and "
+                                "every chunk is mapped on its own: the page is at most " + format_bytes(chunk)
+                          : head + ", the chunk: pages coalesced within one chunk would look alike, so the page is at "
+                                   "most " + format_bytes(chunk));
       fill(f);
       f.details["frames_chunk_bytes"] = chunk;
       f.details["page_at_most_bytes"] = chunk;
@@ -293,11 +297,7 @@ class PageSizeAnalyzer final : public Analyzer {
                 stats::fmt(sp[star].mean, 4) + " cycles, +" + stats::fmt(rise, 4) + ") at this stride, " +
                 stats::percent(rise > 0 ? (sp[star - 1].mean - vmin) / rise : 0) + " of the rise at " +
                 format_bytes(sp[star - 1].stride);
-    if (chunk > 0) {
-      f.details["frames_chunk_bytes"] = chunk;
-      if (granule == chunk)
-        f.summary += " (over scattered chunks of this size: pages coalesced within one chunk would look alike)";
-    }
+    if (chunk > 0) f.details["frames_chunk_bytes"] = chunk;
     if (!further.empty()) {
       f.summary += "; further saturations at";
       for (const auto* s : later) f.summary += " " + format_bytes(sp[s->at].stride);

@@ -672,8 +672,12 @@ class TlbAnalyzer final : public Analyzer {
         }
         add_sets(L, sl, s.unit_steps, entries, notes, conf, found.size() + 1);
         if (sl.from_means && !std::isnan(sl.share_at_double) && sl.share_at_double <= 0.8) {
-          // A random order's misses rising gradually: slots share entries.
+          // A random order's misses rising gradually: slots share entries (so
+          // no sets either: they would count slots).
           L["entries"] = nullptr;
+          L["sets"] = nullptr;
+          L["set_sizes"] = nullptr;
+          L["associativity"] = "undetermined";
           L["share_missing_to_twice_coverage"] = sl.share_at_double;
           L["reach_note"] = "past the knee only " + stats::percent(sl.share_at_double) +
                             " of the accesses miss up to twice its footprint: slots share entries, so an entry "
@@ -764,7 +768,14 @@ class TlbAnalyzer final : public Analyzer {
       // slots with entries of their own (S sets of a reach below the span)
       // all miss once every set is full.
       if (L["span_bytes"].is_number() && !std::isnan(F.share_below_span)) {
-        if (F.share_below_span <= 0.8) {
+        // One set of the slots past the span must hold the coverage: entries x span
+        // inside its bracket.
+        const bool holds = F.span_slots_lo * span_pow2 <= F.coverage_hi && F.coverage_lo <= F.span_slots_hi * span_pow2;
+        if (F.share_below_span <= 0.8 && !holds) {
+          L["note"] = "at half the span slots share entries, but the slots past the span x the span (" +
+                      format_bytes(F.span_slots_lo * span_pow2) + " .. " + format_bytes(F.span_slots_hi * span_pow2) +
+                      ") miss the coverage: associativity undetermined";
+        } else if (F.share_below_span <= 0.8) {
           L["reach_bytes"] = L["span_bytes"];
           L["associativity"] = "full";
           L["sets"] = 1;

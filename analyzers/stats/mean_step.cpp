@@ -34,6 +34,7 @@ MeanStep mean_step(const std::vector<MeanPoint>& points, double min_rise, double
   }
   Base base;
   base.add(points[0]);
+  std::vector<std::size_t> at_base{0};  // the points the base is made of (blips left out)
   std::size_t clean = 0;
   auto raised = [&](const MeanPoint& p, const Base& b) {
     const double thr = std::max(min_rise / 2, z * std::sqrt(se_of(p) * se_of(p) + b.se() * b.se()));
@@ -43,6 +44,7 @@ MeanStep mean_step(const std::vector<MeanPoint>& points, double min_rise, double
   for (std::size_t i = 1; i < points.size(); ++i) {
     if (!raised(points[i], base)) {
       base.add(points[i]);
+      at_base.push_back(i);
       clean = i;
       continue;
     }
@@ -61,11 +63,10 @@ MeanStep mean_step(const std::vector<MeanPoint>& points, double min_rise, double
     // errors over units leave out what moves a whole point (where its arrays
     // lie, which L2 slices they use), which the scatter shows.
     double noise = 0;
-    if (clean >= 2) {
+    if (at_base.size() >= 3) {
       double ss = 0;
-      std::size_t n = 0;
-      for (std::size_t j = 0; j <= clean; ++j) ss += (points[j].mean - base.mean()) * (points[j].mean - base.mean()), ++n;
-      noise = std::sqrt(ss / static_cast<double>(n - 1));
+      for (const std::size_t j : at_base) ss += (points[j].mean - base.mean()) * (points[j].mean - base.mean());
+      noise = std::sqrt(ss / static_cast<double>(at_base.size() - 1));
     }
     for (std::size_t j = points.size() - std::max<std::size_t>(1, n_up / 3); j < points.size(); ++j)
       tops.push_back(points[j].mean), noise = std::max(noise, se_of(points[j]));
@@ -95,6 +96,17 @@ MeanStep mean_step(const std::vector<MeanPoint>& points, double min_rise, double
       const double mild = std::max(min_rise / 2, 2 * std::sqrt(se_of(p) * se_of(p) + base.se() * base.se()));
       if (p.mean - s.base <= mild) break;
       --clean;
+    }
+    // The base of the points that stay before the knee (the mildly raised
+    // ones past it left out), and the rise over it.
+    Base before;
+    for (const std::size_t j : at_base)
+      if (j <= clean) before.add(points[j]);
+    if (before.weight > 0) s.base = before.mean();
+    if (s.top - s.base < min_rise) {
+      s.reason = "the points past " + std::to_string(points[clean].size_bytes) + " B rise by only " +
+                 fmt(s.top - s.base) + " cycles (a level adds at least " + fmt(min_rise) + ")";
+      return s;
     }
     s.found = true;
     s.clean = clean;

@@ -107,12 +107,15 @@ std::vector<FootprintLevel> footprint_levels(std::vector<StrideKnee> knees, std:
       // Halving slots; as many slots. Knees read from point means rise
       // gradually and may be read a grid step late: for them, brackets of the
       // coverage (or of the slots) that meet will do.
+      // The strict tests first: a loose bracket test must not call "halves" a
+      // pair whose slots are equal.
       const bool soft = k.from_means || last.from_means;
-      const bool halves =
-          !past && (about(static_cast<double>(k.clean_slots), static_cast<double>(last.clean_slots) / 2.0) ||
-                    (soft && coverages_meet(k, last)));
-      const bool stays = about(static_cast<double>(k.clean_slots), static_cast<double>(last.clean_slots)) ||
-                         (soft && !halves && slots_meet(k, last));
+      const bool strict_halves =
+          !past && about(static_cast<double>(k.clean_slots), static_cast<double>(last.clean_slots) / 2.0);
+      const bool strict_stays = about(static_cast<double>(k.clean_slots), static_cast<double>(last.clean_slots));
+      const bool loose = soft && !strict_halves && !strict_stays;
+      const bool halves = strict_halves || (loose && !past && coverages_meet(k, last));
+      const bool stays = strict_stays || (loose && !halves && slots_meet(k, last));
       if (!halves && !stays) continue;
       if (best == nullptr || c.knees.size() > best->knees.size()) best = &c, best_past = !halves;
     }

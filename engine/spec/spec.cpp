@@ -49,8 +49,12 @@ SpecNode resolve_includes(const SpecNode& node, const std::string& file, std::ve
       d.error(n->loc, "include: '" + n->scalar + "' includes itself (cycle: " + file + " -> " + target_s + ")");
       continue;
     }
-    if (!fs::exists(target)) {
-      d.error(n->loc, "include: file '" + n->scalar + "' not found (looked for " + target_s + ")");
+    // The error_code form: a name the file system refuses (too long, a component
+    // over NAME_MAX) is a file not found, not an exception.
+    std::error_code ec;
+    if (!fs::exists(target, ec)) {
+      d.error(n->loc, "include: file '" + n->scalar + "' not found (looked for " + target_s +
+                          (ec ? ": " + ec.message() : std::string()) + ")");
       continue;
     }
     SpecNode sub;

@@ -195,7 +195,9 @@ void set_coverage(nlohmann::json& L, std::uint64_t lo, std::uint64_t hi) {
 }
 
 void per_page(TlbResult& t) {
-  if (!t.levels || !t.page_bytes) return;
+  if (!t.levels) return;
+  for (auto& L : *t.levels) L.erase("pages_per_entry");  // of a page since replaced
+  if (!t.page_bytes) return;
   for (auto& L : *t.levels)
     if (L.contains("reach_bytes") && L["reach_bytes"].is_number() && *t.page_bytes > 0) {
       const auto reach = L["reach_bytes"].get<std::uint64_t>();
@@ -295,6 +297,15 @@ void page_size_scattered(TopologyResult& r, const Findings& fs) {
     t.page_bytes = p->page_bytes;
     t.page_method = "scattered frames";
     t.page_note.reset();
+    per_page(t);
+    return;
+  }
+  if (p->at_most_bytes && t.page_bytes && *p->at_most_bytes < *t.page_bytes) {
+    // One allocation named a page larger than what scattered frames allow.
+    t.page_note = "one allocation gave " + std::to_string(*t.page_bytes) + " B, but " + p->verdict.reason;
+    t.page_bytes.reset();
+    t.page_method.reset();
+    t.page_at_most_bytes = p->at_most_bytes;
     per_page(t);
     return;
   }

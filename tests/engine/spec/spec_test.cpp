@@ -46,6 +46,9 @@ TEST_CASE("include errors point into the right file") {
 
   const std::string missing = dir.write("m.yaml", "dissect: 1\ninclude: nowhere.yaml\narray: {size: 1 KiB}\n");
   CHECK(errors_of_file(missing).find("m.yaml:2:10: include: file 'nowhere.yaml' not found") != std::string::npos);
+  // A name the file system refuses (a component over NAME_MAX) is not found too, not an exception.
+  const std::string long_name = dir.write("l.yaml", "dissect: 1\ninclude: " + std::string(300, 'x') + ".yaml\n");
+  CHECK(errors_of_file(long_name).find("l.yaml:2:10: include: file '") != std::string::npos);
 
   dir.write("a.yaml", "dissect: 1\ninclude: b.yaml\n");
   const std::string b = dir.write("b.yaml", "dissect: 1\ninclude: a.yaml\n");
