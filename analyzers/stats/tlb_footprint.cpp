@@ -14,10 +14,14 @@ namespace {
 std::uint64_t cov_lo(const StrideKnee& k) { return (k.clean_slots - 1) * k.stride + 1; }
 std::uint64_t cov_hi(const StrideKnee& k) { return (k.missing_slots - 1) * k.stride; }
 
-bool same_penalty(double a, double b) {
-  return std::fabs(a - b) <= std::max(2.0, 0.35 * std::max(std::fabs(a), std::fabs(b)));
+// Penalties read from point means (a top and a base over few pages at large
+// strides) are known to about half; page by page, to about a third.
+bool same_penalty(double a, double b, bool from_means = false) {
+  return std::fabs(a - b) <= std::max(2.0, (from_means ? 0.5 : 0.35) * std::max(std::fabs(a), std::fabs(b)));
 }
-bool same_penalty(const StrideKnee& a, const StrideKnee& b) { return same_penalty(a.penalty, b.penalty); }
+bool same_penalty(const StrideKnee& a, const StrideKnee& b) {
+  return same_penalty(a.penalty, b.penalty, a.from_means || b.from_means);
+}
 
 // Two knees' brackets meet: of the coverage (below the span), of the slots (past it).
 bool coverages_meet(const StrideKnee& a, const StrideKnee& b) {
@@ -142,6 +146,7 @@ std::vector<FootprintLevel> footprint_levels(std::vector<StrideKnee> knees, std:
     FootprintLevel L;
     for (std::size_t i = 0; i < c.knees.size(); ++i) {
       const auto& k = c.knees[i];
+      L.from_means = L.from_means || k.from_means;
       if (i < c.past_from) L.at_coverage.push_back(k);
       else L.past_span.push_back(k);
     }
@@ -204,7 +209,7 @@ std::vector<FootprintLevel> footprint_levels(std::vector<StrideKnee> knees, std:
       double sum = kept[a].penalty;
       for (std::size_t b = a + 1; b < kept.size() && !merged; ++b) {
         sum += kept[b].penalty;
-        merged = same_penalty(L.penalty, sum) && L.coverage_lo > kept[b].coverage_hi;
+        merged = same_penalty(L.penalty, sum, L.from_means) && L.coverage_lo > kept[b].coverage_hi;
       }
     }
     if (merged) {
@@ -216,7 +221,7 @@ std::vector<FootprintLevel> footprint_levels(std::vector<StrideKnee> knees, std:
     // at the same coverage, or going on past a level's span with its slots.
     bool dup = false;
     for (auto& K : kept) {
-      if (!same_penalty(L.penalty, K.penalty)) continue;
+      if (!same_penalty(L.penalty, K.penalty, L.from_means || K.from_means)) continue;
       const auto& first = L.at_coverage.front();
       const std::uint64_t k_slots = K.past_span.empty() ? K.at_coverage.back().clean_slots : K.span_slots_lo;
       const bool goes_on = first.stride > K.span_lo && about(static_cast<double>(first.clean_slots),

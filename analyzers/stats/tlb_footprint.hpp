@@ -41,6 +41,7 @@ struct StrideKnee {
 struct FootprintLevel {
   std::uint64_t coverage_lo = 0, coverage_hi = 0;  // bytes: C in [lo, hi]
   double penalty = 0;                              // median over the knees at the coverage
+  bool from_means = false;  // some knee was read from point means (its penalty known to about half)
   // share_at_double of the knee at half the span (NaN: unknown)
   double share_below_span = std::nan("");
   std::vector<StrideKnee> at_coverage;             // knees at the coverage, ascending stride

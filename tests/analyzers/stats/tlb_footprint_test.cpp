@@ -3,6 +3,9 @@
 #include <doctest/doctest.h>
 
 #include <cmath>
+#include <string>
+#include <tuple>
+#include <vector>
 
 using namespace dissect::stats;
 
@@ -72,4 +75,30 @@ TEST_CASE("tlb_footprint: a step at one stride only, or two levels running out t
   }
   CHECK(single);
   CHECK(merged);
+}
+
+TEST_CASE("footprint: knees read from point means whose penalties scatter by a third are one level") {
+  // An H200's footprint sweep (topology run of 2026-11-25): one level of 16 entries
+  // of 16 MiB; the penalty read at 32 MiB came out 6.4 cycles beside 10.4 at 16 MiB.
+  std::vector<StrideKnee> knees;
+  const std::vector<std::tuple<std::uint64_t, std::uint64_t, std::uint64_t, double>> seen{
+      {262176, 1024, 1448, 7.21},  {524320, 512, 724, 8.63},    {1048608, 256, 362, 9.78},
+      {2097184, 128, 181, 9.88},   {4194336, 64, 91, 8.83},     {8388640, 32, 45, 9.32},
+      {16777248, 16, 23, 10.4},    {33554464, 16, 23, 6.4},     {67108896, 16, 23, 8.86},
+      {134217760, 16, 23, 9.09}};
+  for (const auto& [stride, clean, missing, penalty] : seen) {
+    StrideKnee k{stride, clean, missing, penalty, true};
+    k.tag = knees.size();
+    knees.push_back(k);
+  }
+  std::vector<std::string> notes;
+  const auto levels = footprint_levels(knees, notes);
+  REQUIRE(levels.size() == 1);
+  CHECK(levels[0].span_lo == 16777248);
+  CHECK(levels[0].past_span.size() == 3);
+  CHECK(levels[0].coverage_lo <= 256 * kMiB);
+  CHECK(levels[0].coverage_hi >= 256 * kMiB);
+  // Read page by page, the same scatter would be two levels' worth: the tolerance is the means'.
+  for (auto& k : knees) k.from_means = false;
+  CHECK(footprint_levels(knees, notes).size() == 2);
 }
