@@ -24,8 +24,10 @@ bool same_penalty(const StrideKnee& a, const StrideKnee& b) {
 }
 
 // Two knees' brackets meet: of the coverage (below the span), of the slots (past it).
+// Within one step of the sweep's grid (a factor of sqrt 2, and a margin): a knee
+// read from means may be read a grid step late.
 bool coverages_meet(const StrideKnee& a, const StrideKnee& b) {
-  return std::max(cov_lo(a), cov_lo(b)) <= std::min(cov_hi(a), cov_hi(b));
+  return 2 * std::max(cov_lo(a), cov_lo(b)) <= 3 * std::min(cov_hi(a), cov_hi(b));
 }
 bool slots_meet(const StrideKnee& a, const StrideKnee& b) {
   return std::max(a.clean_slots, b.clean_slots) <= std::min(a.missing_slots, b.missing_slots) - 1;

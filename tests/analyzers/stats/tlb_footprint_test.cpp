@@ -102,3 +102,25 @@ TEST_CASE("footprint: knees read from point means whose penalties scatter by a t
   for (auto& k : knees) k.from_means = false;
   CHECK(footprint_levels(knees, notes).size() == 2);
 }
+
+TEST_CASE("footprint: a knee read from means a grid step late stays in its level's chain") {
+  // Another H200 run: at 2 MiB the means put the knee at 181 slots (362 MiB), a
+  // step of the sqrt-2 grid past the 256 MiB the other strides show.
+  std::vector<StrideKnee> knees;
+  const std::vector<std::tuple<std::uint64_t, std::uint64_t, std::uint64_t, double>> seen{
+      {262176, 1024, 1448, 7.94}, {524320, 512, 724, 8.7},    {1048608, 256, 362, 10.01},
+      {2097184, 181, 256, 7.92},  {4194336, 64, 91, 9.22},    {8388640, 32, 45, 8.62},
+      {16777248, 16, 23, 8.48},   {33554464, 16, 23, 8.49},   {67108896, 16, 23, 8.46},
+      {134217760, 16, 23, 8.0}};
+  for (const auto& [stride, clean, missing, penalty] : seen) {
+    StrideKnee k{stride, clean, missing, penalty, true};
+    k.tag = knees.size();
+    knees.push_back(k);
+  }
+  std::vector<std::string> notes;
+  const auto levels = footprint_levels(knees, notes);
+  REQUIRE(levels.size() == 1);
+  CHECK(levels[0].span_lo == 16777248);
+  CHECK(levels[0].coverage_lo <= 256 * kMiB);
+  CHECK(levels[0].coverage_hi >= 256 * kMiB);
+}
