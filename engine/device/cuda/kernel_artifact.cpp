@@ -14,7 +14,9 @@ KernelArtifact kernel_artifact(const GeneratedKernel& gen, CompiledKernel& bin, 
   a.ptx = bin.ptx;
   a.log = bin.log;
   std::string why;
-  if (auto s = cache.find_sass(bin.cache_key)) {
+  if (!bin.sass.empty()) {
+    a.sass = bin.sass;
+  } else if (auto s = cache.find_sass(bin.cache_key)) {
     a.sass = *s;
   } else {
     a.sass = disassemble_cubin(bin.cubin, &why);
@@ -35,6 +37,16 @@ KernelArtifact kernel_artifact(const GeneratedKernel& gen, CompiledKernel& bin, 
   if (!a.sass.empty()) meta["sass_loads"] = sass_load_lines(a.sass);
   a.meta = std::move(meta);
   return a;
+}
+
+void disassemble_ahead(CompiledKernel& bin, const CompileCache& cache) noexcept {
+  try {
+    if (bin.cubin.empty() || !bin.sass.empty()) return;
+    bin.sass = disassemble_cubin(bin.cubin);
+    if (!bin.sass.empty()) cache.store_sass(bin.cache_key, bin.sass);
+  } catch (const std::exception&) {
+    bin.sass.clear();  // the artifact tries again and says why it failed
+  }
 }
 
 // Lines of the SASS that load memory (evidence of which instruction ran).

@@ -4,6 +4,7 @@
 
 #include "engine/core/diagnostics.hpp"
 #include "engine/core/timeline.hpp"
+#include "engine/device/cuda/kernel_artifact.hpp"
 
 namespace dissect {
 
@@ -39,6 +40,7 @@ void KernelModules::precompile(const KernelParams& params) noexcept {
                            Compiled c;
                            c.gen = instantiate(params, templates);
                            c.bin = compile_cached(c.gen, arch, cache, true, false);
+                           if (!c.bin.from_cache) disassemble_ahead(c.bin, cache);
                            return c;
                          }));
   } catch (const std::exception&) {
