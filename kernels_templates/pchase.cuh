@@ -26,6 +26,13 @@ struct dissect_pchase_point {
   dissect_u32 n_chasers;
   dissect_u32 chunk;         // shared-memory sample entries per chaser (on_chip: bytes, = iters)
   dissect_u32 shared_at;     // shared path: byte offset of the array copy in dynamic shared memory
+  // warmup_by block: every thread of the block loads the slots (first + k * stride) mod
+  // n_elems, k < slots, `passes` times (then warm is 0); slots 0: the chasers warm up.
+  dissect_u64 block_warm_first;   // elements
+  dissect_u64 block_warm_stride;  // elements
+  dissect_u64 block_warm_slots;
+  dissect_u32 block_warm_passes;
+  dissect_u32 pad;
 };
 
 struct dissect_chaser {
@@ -46,6 +53,21 @@ extern "C" __global__ void dissect_pchase(const dissect_pchase_point* __restrict
   a.base = dissect_stage_shared(a, pt.shared_at);
   __syncthreads();
 #endif
+
+  if (pt.block_warm_slots != 0) {
+    // Independent loads, a block's worth in flight; the XOR of what each thread loaded
+    // goes into one shared word (an atomic: the loads must complete, and none is dead)
+    // before the barrier, so the timed chase starts on a quiet memory system.
+    __shared__ dissect_u32 dissect_warm_sink;
+    dissect_elem sink = 0;
+    const dissect_u64 total = pt.block_warm_slots * pt.block_warm_passes;
+    for (dissect_u64 k = threadIdx.x; k < total; k += blockDim.x) {
+      const dissect_u64 slot = (pt.block_warm_first + (k % pt.block_warm_slots) * pt.block_warm_stride) % a.n_elems;
+      sink ^= dissect_load<DISSECT_PATH>(a, static_cast<dissect_elem>(slot));
+    }
+    atomicXor(&dissect_warm_sink, static_cast<dissect_u32>(sink));
+    __syncthreads();
+  }
 
   int c = -1;
   for (dissect_u32 k = 0; k < pt.n_chasers; ++k)

@@ -37,6 +37,7 @@ const char* to_string(TimingMode v) {
   return v == TimingMode::per_access ? "per_access" : v == TimingMode::chain ? "chain" : "on_chip";
 }
 const char* to_string(ClockSource v) { return v == ClockSource::clock ? "clock" : "clock64"; }
+const char* to_string(WarmupBy v) { return v == WarmupBy::chase ? "chase" : "block"; }
 const char* to_string(KernelKind v) { return kernel_kind_info(v).name.data(); }
 const char* to_string(Target v) {
   switch (v) {

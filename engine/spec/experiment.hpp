@@ -36,6 +36,12 @@ enum class Frames { contiguous, scattered };
 // on the SM (one byte each) until the timed window ends.
 enum class TimingMode { per_access, chain, on_chip };
 enum class ClockSource { clock, clock64 };
+// Who makes the untimed warm-up passes of a pointer chase: the chasers, chasing (Mei &
+// Chu; every access waits for the one before), or every thread of the block, each
+// loading slots of the pass in address order without waiting (the same lines through
+// the same path, a thousand times sooner over an L2-sized array; the order of the
+// lines' first touch is the address order, which a sequential chase shares).
+enum class WarmupBy { chase, block };
 // Which kind of kernel runs the experiment. What one Sample of each kind is and the spec
 // rules of each kind: engine/spec/kernel_kinds.cpp (one row per kind); how each kind
 // runs: its kernel family, engine/device/families/ (devices, real or simulated,
@@ -58,6 +64,7 @@ const char* to_string(Pattern v);
 const char* to_string(Frames v);
 const char* to_string(TimingMode v);
 const char* to_string(ClockSource v);
+const char* to_string(WarmupBy v);
 const char* to_string(KernelKind v);
 const char* to_string(Target v);
 std::uint64_t element_bytes(ElementType t);
@@ -149,6 +156,7 @@ struct Experiment {
   ArraySpec array;
   std::uint64_t iterations = 4096;  // timed accesses per chasing thread (per chain in chain mode)
   std::uint32_t warmup = 1;         // untimed passes over the array before timing
+  WarmupBy warmup_by = WarmupBy::chase;
   std::uint32_t discard = 0;        // leading timed passes kept in the trace, ignored by analyzers
   TimingSpec timing;
   LayoutSpec layout;

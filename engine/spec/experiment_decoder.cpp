@@ -20,7 +20,7 @@ const std::set<std::string> kFileLevelKeys{"dissect", "include", "sweep", "max_p
 
 const std::vector<std::string> kTopKeys{
     "dissect", "include", "sweep", "max_points", "name", "description", "source", "abstract",
-    "kernel", "target", "parallel", "path", "access", "element", "array", "iterations", "warmup", "discard",
+    "kernel", "target", "parallel", "path", "access", "element", "array", "iterations", "warmup", "warmup_by", "discard",
     "timing", "layout", "ilp", "carveout", "repeats", "max_samples", "arrays", "phases", "analyzers",
     "expect"};
 const std::vector<std::string> kArrayKeys{"size", "stride", "offset", "page", "pattern", "indices", "seed", "frames"};
@@ -184,6 +184,7 @@ const std::vector<std::pair<std::string, Pattern>> kPatterns{{"sequential", Patt
 const std::vector<std::pair<std::string, TimingMode>> kModes{{"per_access", TimingMode::per_access},
                                                              {"chain", TimingMode::chain},
                                                              {"on_chip", TimingMode::on_chip}};
+const std::vector<std::pair<std::string, WarmupBy>> kWarmupBy{{"chase", WarmupBy::chase}, {"block", WarmupBy::block}};
 const std::vector<std::pair<std::string, ClockSource>> kClocks{{"clock", ClockSource::clock},
                                                                {"clock64", ClockSource::clock64}};
 // Kernel names, from the table of kinds (engine/spec/kernel_kinds.hpp).
@@ -354,6 +355,7 @@ Experiment decode_experiment(const SpecNode& root, Diagnostics& d) {
 
   read_count(top, "iterations", e.iterations, 1, kMaxSamplesLimit, d);
   read_count(top, "warmup", e.warmup, 0, 1u << 20, d);
+  if (auto v = read_enum(top.get("warmup_by"), "warmup_by", kWarmupBy, d)) e.warmup_by = *v;
   read_count(top, "discard", e.discard, 0, 1u << 20, d);
   read_count(top, "ilp", e.ilp, 1, 64, d);
   read_count(top, "repeats", e.repeats, 1, 1u << 20, d);
@@ -500,6 +502,23 @@ Experiment decode_experiment(const SpecNode& root, Diagnostics& d) {
     d.error(loc_of(array.get("frames")), std::string("array.frames scattered applies to a pointer chase on a global "
                                                      "load path (kernel is ") +
                                              to_string(e.kernel) + ", path " + to_string(e.path) + ")");
+  if (e.warmup_by == WarmupBy::block) {
+    // The block loads the slots (offset + k s) mod N of one pass: the lines a sequential or
+    // random chase visits, whichever chaser; other patterns visit slots it cannot list.
+    const SpecNode* at = top.get("warmup_by");
+    if (e.kernel != KernelKind::pchase)
+      d.error(loc_of(at), "warmup_by: block applies to kernel pchase (kernel is " + kernel_name + ")");
+    else if (e.array.pattern != Pattern::sequential && e.array.pattern != Pattern::random)
+      d.error(loc_of(at), std::string("warmup_by: block needs array.pattern sequential or random, whose pass the block "
+                                      "can load slot by slot (pattern is ") +
+                              to_string(e.array.pattern) + ")");
+    else if (e.path == LoadPath::shared)
+      d.error(loc_of(at), "warmup_by: block applies to a load path into memory (path shared copies the array into "
+                          "shared memory: nothing to warm)");
+    else if (e.array.stride_bytes != 0 && e.layout.thread_offset_bytes % e.array.stride_bytes != 0)
+      d.error(loc_of(at), "warmup_by: block needs layout.thread_offset to be a multiple of array.stride (every "
+                          "chaser then visits the slots the block loads)");
+  }
   if (e.array.pattern == Pattern::list && e.array.indices_bytes.empty() && !kind.named_arrays)
     d.error(loc_of(array.get("pattern")), "array.pattern list needs array.indices (the offsets to visit, in order)");
   if (e.array.pattern != Pattern::list && array.get("indices") != nullptr)

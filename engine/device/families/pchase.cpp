@@ -66,6 +66,15 @@ class PchaseLaunch final : public CudaLaunch {
       for (std::uint32_t b = 0; b < m.blocks; ++b) {
         dissect_pchase_point pt{};
         pt.warm = std::uint64_t{e.warmup} * pass_length;
+        if (e.warmup_by == WarmupBy::block && e.warmup > 0) {
+          // The slots of one pass (chase_order.hpp: (offset + k s) mod N for sequential
+          // and random chases), loaded by every thread of the block instead.
+          pt.warm = 0;
+          pt.block_warm_first = e.array.offset_bytes / e.elem_bytes();
+          pt.block_warm_stride = e.array.stride_bytes / e.elem_bytes();
+          pt.block_warm_slots = pass_length;
+          pt.block_warm_passes = e.warmup;
+        }
         pt.iters = e.iterations;
         pt.out_base = slots_;
         pt.first_chaser = static_cast<std::uint32_t>(chasers_.size());

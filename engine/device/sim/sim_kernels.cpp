@@ -84,6 +84,30 @@ class PlannedChase {
   unsigned i_ = 0;
 };
 
+// warmup_by block: every thread of each block loads the slots of one pass, (offset +
+// k s) mod N (chase_order.hpp's sequential and random passes), in address order, slot k
+// by thread k mod threads (through its warp's instance of a cache with several per
+// SM), `warmup` times; the loads overlap, so each of the block's chasers is charged
+// the block's cycles over its threads.
+template <class Charge>
+void warm_by_block(Ctx& c, std::uint64_t pass_length, std::size_t chasers_per_block, Charge charge) {
+  const Experiment& e = c.e;
+  const std::uint32_t warps = (e.layout.threads + c.prof.warp_size - 1) / c.prof.warp_size;
+  const std::uint64_t n = e.array.size_bytes, stride = e.array.stride_bytes % n;
+  for (std::uint32_t b = 0; b < e.layout.blocks; ++b) {
+    std::vector<BoundPath> by_warp;
+    for (std::uint32_t w = 0; w < warps; ++w)
+      by_warp.push_back(c.mem.bind(e.path, c.sm_of_block(b), w, e.array.frames == Frames::scattered));
+    double cycles = 0;
+    for (std::uint32_t p = 0; p < e.warmup; ++p) {
+      std::uint64_t off = e.array.offset_bytes % n;
+      for (std::uint64_t k = 0; k < pass_length; ++k, off = off >= n - stride ? off - (n - stride) : off + stride)
+        cycles += c.mem.load(by_warp[(k % e.layout.threads) / c.prof.warp_size], c.prof.address_base + off);
+    }
+    for (std::size_t i = 0; i < chasers_per_block; ++i) charge(b * chasers_per_block + i, cycles / e.layout.threads);
+  }
+}
+
 void run_pchase(Ctx& c) {
   const Experiment& e = c.e;
   const ChaseOrder order(e.array, e.elem_bytes());
@@ -156,7 +180,9 @@ void run_pchase(Ctx& c) {
     };
     // Warm-up: whole passes, untimed.
     const std::uint64_t warm = static_cast<std::uint64_t>(e.warmup) * app;
-    if (g_count == 1) {
+    if (e.warmup_by == WarmupBy::block) {
+      warm_by_block(c, app, ch.size() / e.layout.blocks, [&](std::size_t g, double cycles) { ch[g].cycles += cycles; });
+    } else if (g_count == 1) {
       std::uint64_t off = 0;
       for (std::uint64_t k = 0; k < warm; ++k) ch[0].cycles += load_next(off);
     } else {

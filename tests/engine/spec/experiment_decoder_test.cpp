@@ -187,6 +187,24 @@ TEST_CASE("contradictory settings") {
             .find("arrays: only the phases kernel uses named arrays") != std::string::npos);
 }
 
+TEST_CASE("warmup_by block: pchase, a pass the block can list, a path into memory") {
+  CHECK(errors_of("dissect: 1\npath: cg\narray: {size: 1 MiB, stride: 64 B}\nwarmup_by: block\n"
+                  "layout: {threads: 256}\n")
+            .empty());
+  CHECK(errors_of("dissect: 1\narray: {size: 1 MiB, stride: 64 B, pattern: random}\nwarmup_by: block\n").empty());
+  CHECK(errors_of("dissect: 1\narray: {size: 1 MiB}\nwarmup_by: blocks\n").find("warmup_by") != std::string::npos);
+  CHECK(errors_of("dissect: 1\nkernel: throughput\narray: {size: 1 MiB}\nwarmup_by: block\n")
+            .find("warmup_by: block applies to kernel pchase (kernel is throughput)") != std::string::npos);
+  CHECK(errors_of("dissect: 1\narray: {size: 8 MiB, stride: 4 B, page: 2 MiB, pattern: page_random}\n"
+                  "warmup_by: block\n")
+            .find("warmup_by: block needs array.pattern sequential or random") != std::string::npos);
+  CHECK(errors_of("dissect: 1\npath: shared\narray: {size: 1 KiB}\nwarmup_by: block\n")
+            .find("path shared copies the array into shared memory") != std::string::npos);
+  CHECK(errors_of("dissect: 1\narray: {size: 1 MiB, stride: 64 B}\nwarmup_by: block\n"
+                  "layout: {threads: 2, chasers: 2, thread_offset: 32 B}\n")
+            .find("layout.thread_offset to be a multiple of array.stride") != std::string::npos);
+}
+
 TEST_CASE("list pattern offsets must lie inside the array") {
   CHECK(errors_of("dissect: 1\narray: {size: 1 KiB, pattern: list, indices: [0, 300]}\n")
             .find("array.indices: offset 1200 B is not an element inside the array") != std::string::npos);

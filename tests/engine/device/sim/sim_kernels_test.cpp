@@ -355,6 +355,35 @@ TEST_CASE("H100: L2 hits near, on copies of far data, and far; DRAM near and far
   CHECK(big.at(p.dram_latency) > 3000);
 }
 
+TEST_CASE("warmup_by block leaves the caches as a chased warm-up does, sooner") {
+  // H100: a sequential .cg chase over the L2 seen from one SM, just inside it and just
+  // past it: the timed pass hits or misses alike after either warm-up, and the block's
+  // 256 threads take a fraction of the chased pass's cycles.
+  auto dev = sim_device("h100-sxm");
+  const sim::Profile& p = dev.profile();
+  const auto l2 = p.find_cache("l2");
+  REQUIRE(l2);
+  const std::uint64_t c = p.caches[*l2].geometry.capacity_bytes();
+  for (const std::uint64_t n : {c / 4, c / 2 - c / 16, c / 2 + c / 8, 2 * c}) {
+    CAPTURE(n);
+    const std::string size = std::to_string(n / 4096 * 4096) + " B";
+    const std::string extra = "target: l2\niterations: 16384\nlayout: {threads: 256}\n";
+    const PointTrace chased = run_spec_point(dev, chase("cg", size, "64 B", extra));
+    const PointTrace by_block = run_spec_point(dev, chase("cg", size, "64 B", extra + "warmup_by: block\n"));
+    REQUIRE(chased.samples.size() == by_block.samples.size());
+    std::size_t same = 0;
+    double slow_chased = 0, slow_block = 0;
+    for (std::size_t i = 0; i < chased.samples.size(); ++i) {
+      same += chased.samples[i].offset_bytes == by_block.samples[i].offset_bytes;
+      slow_chased += chased.samples[i].latency > p.caches[*l2].partitions.far_latency;
+      slow_block += by_block.samples[i].latency > p.caches[*l2].partitions.far_latency;
+    }
+    CHECK(same == chased.samples.size());  // the timed chase itself is unchanged
+    CHECK(slow_block == doctest::Approx(slow_chased).epsilon(0.02));
+    CHECK(by_block.kernel_ms < chased.kernel_ms / 8);
+  }
+}
+
 TEST_CASE("H100: L1, texture and read-only paths share one unified L1 with 32 B sectors") {
   auto dev = sim_device("h100-sxm");
   // A 32 B stride over 128 B lines: the first timed pass after warm-up hits everywhere.
