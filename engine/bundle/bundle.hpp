@@ -12,6 +12,7 @@
 // row that commits them. A killed run leaves a readable bundle of the points
 // whose points.csv row was written; the reader ignores trace rows of points
 // that were never committed.
+#include <deque>
 #include <functional>
 #include <future>
 #include <mutex>
@@ -69,6 +70,16 @@ class BundleWriter {
   // Several points in two writes: all their samples, then the rows that commit
   // them (a reader never sees a committed point without its samples).
   void append_points(std::vector<std::pair<const Point*, PointTrace>> batch);
+  // From now on points are stored on the process's background worker (in the order they
+  // come; prepare_points there too; the points and the traces' notes go by copy, since
+  // an adaptive search's points live no longer than its round): the caller goes on
+  // measuring while a batch's rows
+  // are formatted and written. At most kBatchesInFlight wait there: the caller then waits
+  // for the oldest. A store that failed is thrown by the next append or by
+  // await_stored(), which waits for every batch (seal() and finish() call it; so must a
+  // caller before it reads points_written()).
+  void store_in_background();
+  void await_stored();
   // Formats ahead the parts of these points' points.csv rows that do not depend on
   // their results (parameters, axes; with `traces`, one per point, the device notes
   // their params hold): a run calls it while the points' kernel runs
@@ -95,6 +106,7 @@ class BundleWriter {
   void write_findings(const nlohmann::json& findings);
 
   [[nodiscard]] const std::string& dir() const { return dir_; }
+  // Points stored so far (with store_in_background, after await_stored()).
   [[nodiscard]] std::size_t points_written() const { return points_written_; }
   // Ids of the points committed before a resumption (empty for a fresh bundle).
   [[nodiscard]] const std::set<std::size_t>& committed_before() const { return committed_before_; }
@@ -114,6 +126,9 @@ class BundleWriter {
   // each point's row lies in the text (begin, end without the newline).
   const std::string& format_rows(std::span<const std::pair<const Point*, PointTrace>> batch,
                                  std::vector<std::pair<std::size_t, std::size_t>>* rows);
+  // append_points' and prepare_points' work, where they are done (here or on the worker).
+  void store_batch(std::vector<std::pair<const Point*, PointTrace>> batch);
+  void prepare_rows(std::span<const Point* const> points, std::span<const std::map<std::string, std::string>* const> notes);
   // Moves the points stored since the last call into the retained set.
   void retain_pending();
   // Frees what storing the last batch used up (retired_traces_, retired_rows_).
@@ -135,7 +150,7 @@ class BundleWriter {
   // each, into these buffers (reused, one per segment in flight), and written in order.
   std::vector<std::unique_ptr<char[]>> segment_buffers_;
   void write_samples_side_by_side(std::span<const std::pair<const Point*, PointTrace>> batch);
-  std::unordered_map<const Point*, PreparedRow> prepared_;  // by prepare_points, until stored
+  std::unordered_map<std::size_t, PreparedRow> prepared_;  // by point id, from prepare_points until stored
   // The last batch's points.csv text. Kept (with its capacity) from batch to batch, and
   // grown and written to by prepare_points while the kernel runs: the pages of a
   // batch's rows are not first touched after it.
@@ -146,6 +161,14 @@ class BundleWriter {
   // of frees).
   std::vector<PointTrace> retired_traces_;
   std::vector<PreparedRow> retired_rows_;
+  // store_in_background: the jobs given to the worker, oldest first.
+  static constexpr std::size_t kBatchesInFlight = 4;
+  bool in_background_ = false;
+  std::deque<std::shared_future<void>> storing_;
+  void await_oldest_store();
+  // Queues a job after those before it (each waits for its predecessor, should the worker
+  // ever be a thread of its own per job).
+  void queue_store(std::function<void()> job);
   std::future<void> header_written_;  // the worker of the deferred-header constructor
   std::mutex header_mutex_;           // guards header_written_: add_kernel may run on another thread
 };

@@ -197,7 +197,8 @@ void BundleWriter::await_header() {
 }
 
 BundleWriter::~BundleWriter() {
-  if (header_written_.valid()) header_written_.wait();  // the worker uses this object
+  for (auto& f : storing_) f.wait();                     // the worker uses this object
+  if (header_written_.valid()) header_written_.wait();  // so does the header's job
   if (trace_fd_ >= 0) ::close(trace_fd_);
   if (points_fd_ >= 0) ::close(points_fd_);
 }
@@ -276,14 +277,40 @@ void BundleWriter::write_samples(std::span<const std::pair<const Point*, PointTr
 }
 
 void BundleWriter::prepare_points(std::span<const Point* const> points, std::span<const PointTrace* const> traces) {
+  if (!in_background_) {
+    std::vector<const std::map<std::string, std::string>*> notes;
+    for (const PointTrace* t : traces) notes.push_back(t != nullptr ? &t->params : nullptr);
+    prepare_rows(points, notes);
+    return;
+  }
+  // The traces are the device's, filled while the job waits: their notes go by copy.
+  if (storing_.size() >= kBatchesInFlight) await_oldest_store();
+  struct Job {
+    std::vector<Point> points;
+    std::vector<std::optional<std::map<std::string, std::string>>> notes;
+  };
+  auto job = std::make_shared<Job>();
+  for (const Point* p : points) job->points.push_back(*p);
+  for (const PointTrace* t : traces) job->notes.push_back(t != nullptr ? std::optional(t->params) : std::nullopt);
+  queue_store([this, job] {
+    std::vector<const Point*> copies;
+    for (const Point& p : job->points) copies.push_back(&p);
+    std::vector<const std::map<std::string, std::string>*> notes;
+    for (const auto& n : job->notes) notes.push_back(n ? &*n : nullptr);
+    prepare_rows(copies, notes);
+  });
+}
+
+void BundleWriter::prepare_rows(std::span<const Point* const> points,
+                                std::span<const std::map<std::string, std::string>* const> notes) {
   release_retired();
   std::size_t bytes = 0;
   for (std::size_t i = 0; i < points.size(); ++i) {
     PreparedRow row = prepare_row(*points[i]);
-    if (i < traces.size() && traces[i] != nullptr) prepare_notes(row, traces[i]->params);
+    if (i < notes.size() && notes[i] != nullptr) prepare_notes(row, *notes[i]);
     // The row's other fields: status and the numbers (kMaxSampleRow holds 7 of them).
     bytes += row.params_csv.size() + row.axes_csv.size() + row.notes_csv.size() + 3 * kMaxSampleRow;
-    prepared_.insert_or_assign(points[i], std::move(row));
+    prepared_.insert_or_assign(points[i]->id, std::move(row));
   }
   if (points_columns_.empty()) bytes += 4096;  // the header comes with the first rows
   if (rows_text_.capacity() < bytes) {
@@ -305,7 +332,7 @@ const std::string& BundleWriter::format_rows(std::span<const std::pair<const Poi
   for (std::size_t i = 0; i < batch.size(); ++i) {
     const auto& [point, trace] = batch[i];
     // What was prepared ahead (prepare_points) is used once; the rest is prepared now.
-    if (auto it = prepared_.find(point); it != prepared_.end()) {
+    if (auto it = prepared_.find(point->id); it != prepared_.end()) {
       retired_rows_.push_back(std::move(it->second));
       prepared_.erase(it);
     } else {
@@ -359,7 +386,56 @@ void BundleWriter::append_point(const Point& point, PointTrace trace) {
   append_points(std::move(one));
 }
 
+void BundleWriter::store_in_background() { in_background_ = true; }
+
+void BundleWriter::queue_store(std::function<void()> job) {
+  std::shared_future<void> before = storing_.empty() ? std::shared_future<void>() : storing_.back();
+  storing_.push_back(background::run([before, job = std::move(job)] {
+                       if (before.valid()) before.wait();
+                       job();
+                     }).share());
+}
+
+void BundleWriter::await_oldest_store() {
+  std::shared_future<void> f = std::move(storing_.front());
+  storing_.pop_front();
+  f.get();  // rethrows what the store threw
+}
+
+void BundleWriter::await_stored() {
+  // Every job is waited for, also after one failed: none may outlive what it uses.
+  std::exception_ptr first;
+  while (!storing_.empty()) try {
+      await_oldest_store();
+    } catch (...) {
+      if (!first) first = std::current_exception();
+    }
+  if (first) std::rethrow_exception(first);
+}
+
 void BundleWriter::append_points(std::vector<std::pair<const Point*, PointTrace>> batch) {
+  if (!in_background_) {
+    store_batch(std::move(batch));
+    return;
+  }
+  while (!storing_.empty() &&
+         (storing_.size() >= kBatchesInFlight ||
+          storing_.front().wait_for(std::chrono::seconds(0)) == std::future_status::ready))
+    await_oldest_store();  // a failed store is thrown here, at the next batch
+  struct Job {
+    std::vector<Point> points;
+    std::vector<std::pair<const Point*, PointTrace>> batch;
+  };
+  auto job = std::make_shared<Job>();
+  job->points.reserve(batch.size());  // no reallocation: the batch points into it
+  for (auto& [point, trace] : batch) {
+    job->points.push_back(*point);
+    job->batch.emplace_back(&job->points.back(), std::move(trace));
+  }
+  queue_store([this, job] { store_batch(std::move(job->batch)); });
+}
+
+void BundleWriter::store_batch(std::vector<std::pair<const Point*, PointTrace>> batch) {
   await_header();
   // What the batch before left, unless prepare_points freed it while this batch's kernel
   // ran: one batch's worth at most (a sweep of fine-grained points point by point must
@@ -404,6 +480,7 @@ void BundleWriter::finish(const std::string& status, const nlohmann::json& extra
 }
 
 void BundleWriter::seal(const std::string& status, const nlohmann::json& extra) {
+  await_stored();
   await_header();
   retain_header_fields();
   retain_pending();

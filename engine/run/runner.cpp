@@ -183,6 +183,8 @@ RunOutcome run_spec(const Spec& spec, Device& device, const RunOptions& options,
     throw RunError(e.what());
   }
   BundleWriter& writer = *writer_ptr;
+  // Rows are formatted and written while the next launches run, not between them.
+  writer.store_in_background();
   out.bundle_dir = writer.dir();
   if (options.bundle_opened) options.bundle_opened(out.bundle_dir);
   // A resumed run measures what the bundle lacks, in the spec's order.
@@ -216,6 +218,7 @@ RunOutcome run_spec(const Spec& spec, Device& device, const RunOptions& options,
       out.status = stop.load() ? "interrupted" : "complete";
     } else {
       out.timings = device.run(req, sink);
+      writer.await_stored();
       out.status = stop.load() && writer.points_written() < points.size() ? "interrupted" : "complete";
     }
   } catch (const UnsupportedError& e) {
@@ -230,6 +233,16 @@ RunOutcome run_spec(const Spec& spec, Device& device, const RunOptions& options,
   } catch (const std::exception& e) {
     out.status = "failed";
     out.error = e.what();
+  }
+  // Whatever ended the run, the points measured before are stored (a store that failed
+  // fails the run).
+  try {
+    writer.await_stored();
+  } catch (const std::exception& e) {
+    if (out.error.empty()) {
+      out.status = "failed";
+      out.error = e.what();
+    }
   }
   out.points_done = writer.points_written();
   out.wall_ms = ms_since(t0);

@@ -336,6 +336,56 @@ TEST_CASE("a bundle opened on a worker thread: its header is in bundle.json; a f
                        std::runtime_error);
 }
 
+TEST_CASE("points stored in the background are stored as on the caller's thread, from copies of the points") {
+  TempDir dir;
+  TraceSet kept_here, kept_background;
+  for (const char* mode : {"here", "background"}) {
+    const std::string m = mode;
+    BundleWriter w(dir.file(m), {});
+    w.retain_traces(m == "here" ? &kept_here : &kept_background);
+    if (m == "background") w.store_in_background();
+    // Ten launches of three points, each launch's points gone once it is stored (an adaptive
+    // search's round); more launches than may wait, so the caller waits for the oldest too.
+    for (std::size_t launch = 0; launch < 10; ++launch) {
+      auto points = std::make_unique<std::vector<Point>>();
+      for (std::size_t i = 0; i < 3; ++i) points->push_back(make_point(3 * launch + i, 1024 * (i + 1)));
+      RunSink::PointBatch batch;
+      std::vector<PointTrace> announced;
+      for (const Point& p : *points) {
+        PointTrace t = make_trace(p.id, 700 + static_cast<int>(p.id), 0.5 * static_cast<double>(p.id));
+        t.params["launch"] = std::to_string(launch);
+        announced.push_back(t);
+        batch.emplace_back(&p, std::move(t));
+      }
+      const Point* started[] = {&(*points)[0], &(*points)[1], &(*points)[2]};
+      const PointTrace* notes[] = {&announced[0], &announced[1], &announced[2]};
+      w.prepare_points(started, notes);
+      announced.clear();  // the device's traces change after the announcement
+      w.append_points(std::move(batch));
+      points.reset();
+    }
+    w.await_stored();
+    CHECK(w.points_written() == 30);
+    w.finish("complete");
+  }
+  for (const char* f : {"trace.csv", "points.csv"})
+    CHECK_MESSAGE(test::read_file(dir.file(std::string("here/") + f)) ==
+                      test::read_file(dir.file(std::string("background/") + f)),
+                  f);
+  REQUIRE(kept_background.points.size() == 30);
+  for (std::size_t i = 0; i < 30; ++i) CHECK(kept_background.points[i].params == kept_here.points[i].params);
+  CHECK(kept_background.points[29].param("device_notes") == "launch=9");
+  CHECK(read_bundle(dir.file("background")).header["points_completed"] == 30);
+
+  // A store that fails is thrown by a later call, not lost.
+  BundleWriter failing(dir.file("failing"), BundleWriter::DeferredHeader{[]() -> nlohmann::json {
+                         throw std::runtime_error("no device description");
+                       }});
+  failing.store_in_background();
+  failing.append_point(make_point(0, 1024), make_trace(0, 4, 10));
+  CHECK_THROWS_WITH_AS(failing.await_stored(), "no device description", std::runtime_error);
+}
+
 TEST_CASE("kernel artifacts added from another thread while points are stored (as the CUDA device does)") {
   TempDir dir;
   {
