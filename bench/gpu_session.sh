@@ -5,8 +5,13 @@
 #
 # Usage (from the repository root):
 #   bench/gpu_session.sh [-n N | --runs N] [--device D] [--cold] [PART...]
-# PART: tests | topology | bench | probes | library | summary, or all (the default: tests topology
-# bench summary; probes and library only when named). -n: topology runs (default 3; the first runs with an empty
+# PART: tests | topology | bench | probes | library | time | timeline | summary, or all (the
+# default: tests topology bench summary; probes, library, time and timeline only when named).
+# time: bench/topology_time.sh -n N (cold, warm and --fast rounds, each a fresh process), and
+# with BASELINE_BIN one round of that binary first on the same machine (its specs and templates
+# from BASELINE_ROOT, a checkout of its commit), then `dissect compare`
+# of the two binaries' warm runs (figures equal within a search step, or flagged). timeline:
+# one warm topology with DISSECT_CUDA_TIMING=2 (every run's host timeline). -n: topology runs (default 3; the first runs with an empty
 # compile cache, the others warm). --cold: every topology run compiles afresh (--no-cache).
 #
 # Binary: bench/find_dissect.sh (DISSECT_BIN, else .carry/dissect, build-gpu/dissect,
@@ -21,7 +26,8 @@
 # `library`; default mei meltzer mt4g coalescing), SPEC_TIMEOUT (seconds per library spec, default 120), DISSECT_CUDA_TIMING=1|2 (each
 # run's breakdown or host timeline on its stderr), PER_SM_RUNS (bench/gpu_bench.sh).
 #
-# Under $OUT: nvidia-smi.txt; tests.txt; topology/run<i>/{topology.json,table.txt,stderr.txt},
+# Under $OUT: time.txt, time_baseline.txt, time_compare.txt and time_runs.tgz (every run's
+# topology.json, progress and table); timeline.txt.gz; tests.txt; topology/run<i>/{topology.json,table.txt,stderr.txt},
 # topology/walls.txt, topology/run1_bundles.tgz (run 1's step bundles without traces, report,
 # kernel sources, PTX and SASS); bench.md, bench_table.txt; probes.tgz.part-* (the probes'
 # bundles, traces gzipped, without kernel sources, PTX and SASS, and logs/<name>.txt);
@@ -39,7 +45,7 @@ while (($#)); do
     --cold) COLD=1; shift ;;
     -h | --help) usage; exit 0 ;;
     all) PARTS+=(tests topology bench summary); shift ;;
-    tests | topology | bench | probes | library | summary) PARTS+=("$1"); shift ;;
+    tests | topology | bench | probes | library | time | timeline | summary) PARTS+=("$1"); shift ;;
     *) echo "gpu_session: unknown argument '$1'" >&2; usage >&2; exit 2 ;;
   esac
 done
@@ -153,12 +159,49 @@ if want library; then
     --exclude=report . 2> /dev/null | split -b 15M - "$OUT/library.tgz.part-"
 fi
 
+if want time; then
+  rm -rf "$WORK/time" "$OUT"/time* && mkdir -p "$WORK/time"
+  if [ -n "${BASELINE_BIN:-}" ]; then
+    # The baseline reads its own specs and templates (BASELINE_ROOT: a checkout of its commit):
+    # a template's parameter table is compiled into the binary that fills it.
+    DISSECT_BIN=$BASELINE_BIN DISSECT_SPECS=${BASELINE_ROOT:-$ROOT}/specs \
+      DISSECT_TEMPLATES=${BASELINE_ROOT:-$ROOT}/kernels_templates \
+      bash "$ROOT/bench/topology_time.sh" -n 1 -o "$WORK/time/baseline" "$DEVICE" > "$OUT/time_baseline.txt" 2>&1 ||
+      status=1
+  fi
+  DISSECT_BIN=$BIN bash "$ROOT/bench/topology_time.sh" -n "$RUNS" -o "$WORK/time/current" "$DEVICE" \
+    > "$OUT/time.txt" 2>&1 || status=1
+  if [ -n "${BASELINE_BIN:-}" ]; then
+    "$BIN" compare "$WORK/time/baseline/round1-warm" "$WORK/time/current"/round*-warm > "$OUT/time_compare.txt" 2>&1
+  fi
+  tar czf "$OUT/time_runs.tgz" -C "$WORK/time" --exclude='cache*' . 2> /dev/null
+fi
+
+if want timeline; then
+  rm -rf "$WORK/timeline" && mkdir -p "$WORK/timeline"
+  export XDG_CACHE_HOME=$WORK/timeline/cache
+  "$BIN" topology --device "$DEVICE" --out "$WORK/timeline/cold" --quiet > /dev/null 2>&1 || status=1
+  DISSECT_CUDA_TIMING=2 "$BIN" topology --device "$DEVICE" --out "$WORK/timeline/warm" --quiet \
+    > /dev/null 2> "$WORK/timeline/timeline.txt" || status=1
+  unset XDG_CACHE_HOME
+  gzip -c "$WORK/timeline/timeline.txt" > "$OUT/timeline.txt.gz"
+fi
+
 if want summary; then
   {
     echo "== $(date -u +%FT%TZ) $(smi 2> /dev/null | tail -1)"
     if [ -f "$OUT/tests.txt" ]; then
       echo "== GPU tests"
       grep -E '^\[doctest\] (test cases|Status)|tests passed|tests failed' "$OUT/tests.txt" || tail -3 "$OUT/tests.txt"
+    fi
+    for f in time_baseline time; do
+      [ -f "$OUT/$f.txt" ] || continue
+      echo "== bench/topology_time.sh ($f)"
+      sed -n '/^run  *process s/,$p' "$OUT/$f.txt"
+    done
+    if [ -f "$OUT/time_compare.txt" ]; then
+      echo "== dissect compare: baseline warm vs current warm runs (rows not stable over the runs)"
+      grep -v 'stable over' "$OUT/time_compare.txt" | head -40
     fi
     if [ -f "$OUT/bench.md" ]; then
       echo "== bench/gpu_bench.sh"

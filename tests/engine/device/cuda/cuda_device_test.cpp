@@ -249,6 +249,38 @@ TEST_SUITE("gpu") {
     }
   }
 
+  TEST_CASE("warmup_by block: the timed chase finds the lines the block loaded, as after a chased warm-up") {
+    if (!need_gpu()) return;
+    // L1 (8 KiB of 32 B slots) and L2 (4 MiB), each warmed by the
+    // chase and by a block of 256 threads: the same median (a hit) either way, and far below
+    // a cold chase's; with a random pattern too. The chase itself is the same.
+    for (const char* path : {"ca", "cg"}) {
+      for (const char* pattern : {"sequential", "random"}) {
+        const std::string path_s = path, pattern_s = pattern;
+        CAPTURE(path_s);
+        CAPTURE(pattern_s);
+        // One pass at most: a cold chase misses on every access it times.
+        const std::string size = path_s == "ca" ? "8 KiB" : "4 MiB", iterations = path_s == "ca" ? "256" : "2048";
+        auto spec = [&](const std::string& warm) {
+          return "dissect: 1\nname: t\npath: " + path_s + "\narray: {size: " + size + ", stride: 32 B, pattern: " +
+                 pattern_s + "}\nlayout: {threads: 256}\niterations: " + iterations + "\n" + warm;
+        };
+        const Collect chased = run_spec_text(spec("warmup: 1\n"));
+        const Collect by_block = run_spec_text(spec("warmup: 1\nwarmup_by: block\n"));
+        const Collect cold = run_spec_text(spec("warmup: 0\n"));
+        REQUIRE(by_block.points.size() == 1);
+        const PointTrace& a = chased.points[0].second;
+        const PointTrace& b = by_block.points[0].second;
+        REQUIRE(a.samples.size() == b.samples.size());
+        for (std::size_t i = 0; i < a.samples.size(); ++i) CHECK(a.samples[i].offset_bytes == b.samples[i].offset_bytes);
+        CHECK(median_latency(b) <= median_latency(a) * 1.05 + 2);
+        CHECK(median_latency(b) < 0.8 * median_latency(cold.points[0].second));
+        MESSAGE(path_s << " " << pattern_s << ": median chased " << median_latency(a) << ", by block "
+                       << median_latency(b) << ", cold " << median_latency(cold.points[0].second) << " cycles");
+      }
+    }
+  }
+
   TEST_CASE("chain mode: one sample per repeat, averaged over the chain") {
     if (!need_gpu()) return;
     const Collect c = run_spec_text(
