@@ -15,6 +15,13 @@
 #ifndef DISSECT_ON_CHIP
 #define DISSECT_ON_CHIP 0
 #endif
+// DISSECT_WARM_BLOCK 1 (warmup_by block): before the chase, every thread of the block loads
+// slots of the pass (dissect_warm_by_block); the chasers' own warm-up count is then 0. A
+// variant of its own, so that the kernels without it are the code they always were (what
+// the timed loop compiles to, its registers and its timings, must not move).
+#ifndef DISSECT_WARM_BLOCK
+#define DISSECT_WARM_BLOCK 0
+#endif
 
 // One sweep point (its parameter-table entry).
 struct dissect_pchase_point {
@@ -26,13 +33,15 @@ struct dissect_pchase_point {
   dissect_u32 n_chasers;
   dissect_u32 chunk;         // shared-memory sample entries per chaser (on_chip: bytes, = iters)
   dissect_u32 shared_at;     // shared path: byte offset of the array copy in dynamic shared memory
-  // warmup_by block: every thread of the block loads the slots (first + k * stride) mod
-  // n_elems, k < slots, `passes` times (then warm is 0); slots 0: the chasers warm up.
-  dissect_u64 block_warm_first;   // elements
-  dissect_u64 block_warm_stride;  // elements
-  dissect_u64 block_warm_slots;
-  dissect_u32 block_warm_passes;
-  dissect_u32 pad;
+};
+
+// warmup_by block, per block: the slots (first + k * stride) mod n_elems, k < slots, in
+// elements, loaded `passes` times (a table of its own, the kernel's last argument).
+struct dissect_pchase_warm {
+  dissect_u64 first;
+  dissect_u64 stride;
+  dissect_u64 slots;
+  dissect_u64 passes;
 };
 
 struct dissect_chaser {
@@ -42,10 +51,32 @@ struct dissect_chaser {
 };
 
 #ifndef DISSECT_ABI_ONLY
+#if DISSECT_WARM_BLOCK
+// Independent loads, a block's worth in flight, in address order (thread t takes slots t,
+// t + blockDim.x, ...). The XOR of what each thread loaded goes into one shared word (an
+// atomic: every load must complete, and none is dead) before the caller's barrier, so the
+// timed chase starts on a quiet memory system. Not inlined: its registers are not the
+// chase's.
+template <int PATH>
+__device__ __noinline__ void dissect_warm_by_block(const dissect_array_ref a, const dissect_pchase_warm w) {
+  __shared__ dissect_u32 dissect_warm_sink;
+  dissect_elem sink = 0;
+  const dissect_u64 total = w.slots * w.passes;
+  for (dissect_u64 k = threadIdx.x; k < total; k += blockDim.x)
+    sink ^= dissect_load<PATH>(a, static_cast<dissect_elem>((w.first + (k % w.slots) * w.stride) % a.n_elems));
+  atomicXor(&dissect_warm_sink, static_cast<dissect_u32>(sink));
+}
+#endif
+
 extern "C" __global__ void dissect_pchase(const dissect_pchase_point* __restrict__ points,
                                           const dissect_chaser* __restrict__ chasers, dissect_u32* lat_out,
                                           dissect_u32* idx_out, dissect_u64* chain_out, dissect_u64* final_out,
-                                          dissect_u32* smid_out, dissect_u32* ovh_out, dissect_u32 rt_zero) {
+                                          dissect_u32* smid_out, dissect_u32* ovh_out, dissect_u32 rt_zero
+#if DISSECT_WARM_BLOCK
+                                          ,
+                                          const dissect_pchase_warm* __restrict__ warms
+#endif
+) {
   const dissect_pchase_point pt = dissect_ldcg(points + blockIdx.x);
   dissect_array_ref a = pt.array;
   if (threadIdx.x == 0) smid_out[blockIdx.x] = dissect_smid();
@@ -54,20 +85,10 @@ extern "C" __global__ void dissect_pchase(const dissect_pchase_point* __restrict
   __syncthreads();
 #endif
 
-  if (pt.block_warm_slots != 0) {
-    // Independent loads, a block's worth in flight; the XOR of what each thread loaded
-    // goes into one shared word (an atomic: the loads must complete, and none is dead)
-    // before the barrier, so the timed chase starts on a quiet memory system.
-    __shared__ dissect_u32 dissect_warm_sink;
-    dissect_elem sink = 0;
-    const dissect_u64 total = pt.block_warm_slots * pt.block_warm_passes;
-    for (dissect_u64 k = threadIdx.x; k < total; k += blockDim.x) {
-      const dissect_u64 slot = (pt.block_warm_first + (k % pt.block_warm_slots) * pt.block_warm_stride) % a.n_elems;
-      sink ^= dissect_load<DISSECT_PATH>(a, static_cast<dissect_elem>(slot));
-    }
-    atomicXor(&dissect_warm_sink, static_cast<dissect_u32>(sink));
-    __syncthreads();
-  }
+#if DISSECT_WARM_BLOCK
+  dissect_warm_by_block<DISSECT_PATH>(a, dissect_ldcg(warms + blockIdx.x));
+  __syncthreads();
+#endif
 
   int c = -1;
   for (dissect_u32 k = 0; k < pt.n_chasers; ++k)

@@ -25,6 +25,7 @@ class PchaseLaunch final : public CudaLaunch {
     const Experiment& e0 = *points.front();
     chain_ = e0.timing.mode == TimingMode::chain;
     on_chip_ = e0.timing.mode == TimingMode::on_chip;
+    warm_block_ = e0.warmup_by == WarmupBy::block;  // a kernel of its own (append_identity)
     std::uint32_t needed = 8;
     for (const Experiment* ep : points) {
       const Experiment& e = *ep;
@@ -66,14 +67,12 @@ class PchaseLaunch final : public CudaLaunch {
       for (std::uint32_t b = 0; b < m.blocks; ++b) {
         dissect_pchase_point pt{};
         pt.warm = std::uint64_t{e.warmup} * pass_length;
-        if (e.warmup_by == WarmupBy::block && e.warmup > 0) {
+        if (warm_block_) {
           // The slots of one pass (chase_order.hpp: (offset + k s) mod N for sequential
           // and random chases), loaded by every thread of the block instead.
           pt.warm = 0;
-          pt.block_warm_first = e.array.offset_bytes / e.elem_bytes();
-          pt.block_warm_stride = e.array.stride_bytes / e.elem_bytes();
-          pt.block_warm_slots = pass_length;
-          pt.block_warm_passes = e.warmup;
+          warms_.push_back({e.array.offset_bytes / e.elem_bytes(), e.array.stride_bytes / e.elem_bytes(), pass_length,
+                            e.warmup});
         }
         pt.iters = e.iterations;
         pt.out_base = slots_;
@@ -112,6 +111,7 @@ class PchaseLaunch final : public CudaLaunch {
     args = {KernelArg::table(points_at), KernelArg::table(chasers_at), KernelArg::output(lat_),
             KernelArg::output(idx_),     KernelArg::output(chain_out_), KernelArg::output(final_),
             KernelArg::output(smid),     KernelArg::output(ovh_),       KernelArg::zero()};
+    if (warm_block_) args.push_back(KernelArg::table(table.add(warms_)));
     smid_ = smid;
     return smid;
   }
@@ -191,6 +191,8 @@ class PchaseLaunch final : public CudaLaunch {
   };
   bool chain_ = false;
   bool on_chip_ = false;
+  bool warm_block_ = false;
+  std::vector<dissect_pchase_warm> warms_;  // warm_block_: one per block entry
   std::vector<Meta> metas_;
   std::vector<dissect_pchase_point> entries_;
   std::vector<dissect_chaser> chasers_;
@@ -214,11 +216,16 @@ class PchaseFamily final : public KernelFamily {
                  element_define(e),
                  clock_define(e),
                  {"DISSECT_USES_CONST", e.path == LoadPath::constant ? "1" : "0"}};
+    if (e.warmup_by == WarmupBy::block) {  // only then: every other kernel stays as it was
+      p.label += "-warm_block";
+      p.defines.emplace_back("DISSECT_WARM_BLOCK", "1");
+    }
     return p;
   }
   void append_identity(const Experiment& e, std::string& out) const override {
     append_byte(out, e.path);
     append_byte(out, e.timing.mode);
+    append_byte(out, e.warmup_by);
   }
   [[nodiscard]] bool sample_averages_iterations(const Experiment& e) const override {
     return e.timing.mode == TimingMode::chain;

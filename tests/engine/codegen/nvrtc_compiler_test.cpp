@@ -81,6 +81,32 @@ TEST_CASE("every load path x element type compiles to PTX with the requested loa
   }
 }
 
+TEST_CASE("warmup_by block is a pchase variant of its own; the kernels without it do not change") {
+  for (const int arch : test_archs()) {
+    for (const char* path : {"ca", "cg", "ldg", "tex", "const"}) {
+      for (const char* mode : {"per_access", "chain"}) {
+        Experiment e = test::pchase_experiment(path, "u32", mode, arch == 90 ? "clock64" : "clock");
+        const GeneratedKernel plain = instantiate(kernel_params(e), loader());
+        e.warmup_by = WarmupBy::block;
+        const GeneratedKernel block = instantiate(kernel_params(e), loader());
+        CAPTURE(block.name());
+        CAPTURE(arch);
+        CHECK(block.name() != plain.name());
+        CHECK(has(block.source, "#define DISSECT_WARM_BLOCK 1"));
+        CHECK_FALSE(has(plain.source, "#define DISSECT_WARM_BLOCK 1"));
+        const CompiledKernel kb = NvrtcCompiler::compile(block.source, block.name(), arch, false);
+        const CompiledKernel kp = NvrtcCompiler::compile(plain.source, plain.name(), arch, false);
+        // The block's loads, then its barrier, in a function of its own; one more parameter.
+        CHECK(has(kb.ptx, "dissect_warm_by_block"));
+        CHECK(has(kb.ptx, "atom.shared.xor"));
+        CHECK(has(kb.ptx, "dissect_pchase_param_9"));
+        CHECK_FALSE(has(kp.ptx, "dissect_warm_by_block"));
+        CHECK_FALSE(has(kp.ptx, "dissect_pchase_param_9"));
+      }
+    }
+  }
+}
+
 TEST_CASE("the phases kernel compiles with one load per array path") {
   for (const int arch : test_archs()) {
     for (const auto& [a, b] : std::vector<std::pair<std::string, std::string>>{
