@@ -349,7 +349,11 @@ KneeResult find_knee(const std::vector<const PointTrace*>& points, const KneeOpt
     if (next == r.baseline_rate) break;  // converged
     r.baseline_rate = next;
   }
-  if (on == 0 || r.baseline_rate > o.below_rate) {
+  // Below the sweep only where the smallest N misses too: the points before the onset may
+  // miss more than below_rate and still be clean (min_miss_share: a cache whose misses start
+  // gradually), and an adaptive search puts most of them just below the knee, so their
+  // median says nothing about the smallest N.
+  if (on == 0 || (r.baseline_rate > o.below_rate && r.series.front().miss_fraction > o.below_rate)) {
     std::snprintf(buf, sizeof buf, "%.1f%%", 100 * r.series.front().miss_fraction);
     r.outcome = KneeResult::Outcome::below_range;
     r.reason = std::string("the smallest N (") + format_bytes(n_min) + ") already misses (" + buf +

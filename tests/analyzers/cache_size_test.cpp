@@ -218,6 +218,42 @@ TEST_CASE("cache_size: min_miss_share puts a gradual knee where the misses matte
   CHECK(two.value == 21 << 20);  // 22 MiB is the first with 1.5 % of misses or more
 }
 
+TEST_CASE("cache_size: points below the knee with misses under min_miss_share are no sign of a knee below the sweep") {
+  // The H100's L2 seen from one SM, as the adaptive search samples it (min_miss_share 0.1):
+  // doubling from 256 KiB without a miss, then most points between 16 and 32 MiB, where a
+  // few percent of the accesses miss well before the cliff at 23.5 MiB. The points before
+  // the cliff are clean by the 10 % rule, but most of them miss more than 1 %: their median
+  // is no noise floor that puts the knee below the smallest N (which misses 0.0 %).
+  TraceSet t;
+  auto add = [&](std::uint64_t bytes, double share) {
+    PointTrace p;
+    p.point_id = t.points.size();
+    p.params = {{"kernel", "pchase"}, {"size_bytes", std::to_string(bytes)}, {"stride_bytes", "64"},
+                {"timing_mode", "per_access"}};
+    for (std::uint64_t i = 0; i < 16384; ++i) {
+      const bool m = std::floor(static_cast<double>(i + 1) * share) > std::floor(static_cast<double>(i) * share);
+      p.samples.push_back({0, i, 64 * i, m ? 700.0 : 281.0 + 31.0 * static_cast<double>(i % 2), 3, 0});
+    }
+    t.points.push_back(std::move(p));
+  };
+  const std::uint64_t mib = 1u << 20, half = mib / 2;
+  for (std::uint64_t k = 256 << 10; k <= 32 * mib; k *= 2) add(k, k <= 16 * mib ? 0 : 0.6);
+  // Bisection, then copies of the two sizes around the cliff (the search confirms them).
+  add(24 * mib, 0.3);
+  add(20 * mib, 0.02);
+  add(22 * mib, 0.05);
+  add(23 * mib, 0.07);
+  add(23 * mib + half, 0.08);
+  for (int copy = 0; copy < 7; ++copy) {
+    add(23 * mib + half, 0.06 + 0.005 * copy);
+    add(24 * mib, 0.25 + 0.02 * copy);
+  }
+  const Finding f = test::analyze(t, "cache_size", {{"min_miss_share", 0.1}});
+  INFO(f.to_json().dump());
+  REQUIRE(f.value.is_number());
+  CHECK(f.value == (23u << 20) + half);
+}
+
 namespace {
 
 // Chain timing: a point whose three samples are all `latency` (the average of a chain).
