@@ -3,6 +3,7 @@
 // and read-back results decode into the samples experiment.hpp defines.
 #include <doctest/doctest.h>
 
+#include <algorithm>
 #include <cstring>
 #include <fstream>
 #include <sstream>
@@ -23,7 +24,8 @@ Experiment experiment(const std::string& body) {
   return load_spec_text("dissect: 1\nname: t\n" + body, "t.yaml").base;
 }
 
-// Parameters of the template's `extern "C" __global__` entry point.
+// Parameters of the template's `extern "C" __global__` entry point, for the kernel's
+// defines: a parameter inside `#if NAME` ... `#endif` counts where NAME is defined as 1.
 std::size_t signature_arity(const KernelParams& p) {
   std::ifstream in(std::string(DISSECT_SOURCE_DIR) + "/kernels_templates/" + p.template_name + ".cuh");
   std::stringstream ss;
@@ -31,8 +33,26 @@ std::size_t signature_arity(const KernelParams& p) {
   const std::string text = ss.str();
   const std::size_t at = text.find("void " + p.entry + "(");
   REQUIRE(at != std::string::npos);
-  const std::size_t open = text.find('(', at), close = text.find(')', open);
-  const std::string params = text.substr(open + 1, close - open - 1);
+  const std::size_t open = text.find('(', at);
+  std::size_t close = open + 1;
+  for (int depth = 1; close < text.size(); ++close) {
+    depth += text[close] == '(' ? 1 : text[close] == ')' ? -1 : 0;
+    if (depth == 0) break;
+  }
+  REQUIRE(close < text.size());
+  std::istringstream lines(text.substr(open + 1, close - open - 1));
+  std::string line, params;
+  bool on = true;
+  while (std::getline(lines, line)) {
+    if (line.rfind("#if ", 0) == 0) {
+      const std::string name = line.substr(4);
+      on = std::any_of(p.defines.begin(), p.defines.end(), [&](const auto& d) { return d.first == name && d.second == "1"; });
+    } else if (line.rfind("#endif", 0) == 0) {
+      on = true;
+    } else if (on) {
+      params += line;
+    }
+  }
   return static_cast<std::size_t>(std::count(params.begin(), params.end(), ',')) + 1;
 }
 
@@ -58,6 +78,8 @@ Laid lay_out(const std::vector<const Experiment*>& points) {
 const char* const kBodies[] = {
     "kernel: pchase\npath: ca\narray: {size: 16 KiB, stride: 64 B}\niterations: 64\n",
     "kernel: pchase\npath: cg\ntiming: {mode: chain}\narray: {size: 16 KiB, stride: 64 B}\niterations: 64\n",
+    "kernel: pchase\npath: cg\narray: {size: 16 KiB, stride: 64 B}\niterations: 64\nwarmup_by: block\n"
+    "layout: {threads: 64}\n",
     "kernel: phases\ntarget: l1\nlayout: {threads: 2, chasers: all}\narrays:\n  a: {path: ca, size: 8 KiB, stride: "
     "128 B}\n  b: {path: tex, size: 8 KiB, stride: 128 B}\nphases:\n  - {thread: 0, array: a, action: warm}\n  - "
     "{thread: 1, array: b, action: measure}\n",
@@ -80,7 +102,10 @@ TEST_CASE("every family lists its template's arguments in order, %smid among its
     CHECK(std::count_if(l.args.begin(), l.args.end(), [&](const KernelArg& a) {
             return a.kind == KernelArg::Kind::output && a.value == l.smid;
           }) == 1);
-    CHECK(l.args.back().kind == KernelArg::Kind::zero);
+    // The zero that keeps the compiler from folding: last, or before the tables of a variant.
+    CHECK(std::count_if(l.args.begin(), l.args.end(), [](const KernelArg& a) { return a.kind == KernelArg::Kind::zero; }) ==
+          1);
+    CHECK((l.args.back().kind == KernelArg::Kind::zero) == (e.warmup_by != WarmupBy::block));
     CHECK(l.table.bytes().size() > 0);
     CHECK(l.launch->arrays.size() == kernel_family(e).arrays(e).size() - (e.kernel == KernelKind::shared_stride));
   }
