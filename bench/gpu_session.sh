@@ -160,7 +160,7 @@ if want library; then
 fi
 
 if want time; then
-  rm -rf "$WORK/time" "$OUT"/time* && mkdir -p "$WORK/time"
+  rm -rf "$WORK/time" "$OUT"/time.txt "$OUT"/time_* && mkdir -p "$WORK/time"
   if [ -n "${BASELINE_BIN:-}" ]; then
     # The baseline reads its own specs and templates (BASELINE_ROOT: a checkout of its commit):
     # a template's parameter table is compiled into the binary that fills it.

@@ -352,8 +352,15 @@ KneeResult find_knee(const std::vector<const PointTrace*>& points, const KneeOpt
   // Below the sweep only where the smallest N misses too: the points before the onset may
   // miss more than below_rate and still be clean (min_miss_share: a cache whose misses start
   // gradually), and an adaptive search puts most of them just below the knee, so their
-  // median says nothing about the smallest N.
-  if (on == 0 || (r.baseline_rate > o.below_rate && r.series.front().miss_fraction > o.below_rate)) {
+  // median says nothing about the smallest N. Its copies decide by majority.
+  std::size_t at_min = 0, missing_at_min = 0;
+  for (const auto& k : r.series) {
+    if (k.size != n_min) continue;
+    ++at_min;
+    missing_at_min += k.miss_fraction > o.below_rate && k.misses >= 3 ? 1 : 0;
+  }
+  const bool smallest_misses = 2 * missing_at_min > at_min;
+  if (on == 0 || (r.baseline_rate > o.below_rate && smallest_misses)) {
     std::snprintf(buf, sizeof buf, "%.1f%%", 100 * r.series.front().miss_fraction);
     r.outcome = KneeResult::Outcome::below_range;
     r.reason = std::string("the smallest N (") + format_bytes(n_min) + ") already misses (" + buf +

@@ -26,7 +26,8 @@ struct KneeOptions {
   double point_alpha = 1e-4;    // per-point binomial test: misses beyond the baseline
   double min_excess = 5;        // ... and at least this many misses more than the baseline explains
                                 // (real GPUs show 1-3 sporadic slow samples in a clean point of 8192)
-  double below_rate = 0.01;     // a baseline above this miss share: the knee lies below the smallest N
+  double below_rate = 0.01;     // a baseline above this miss share, where the smallest N's points miss
+                                // above it too: the knee lies below the smallest N
   double min_miss_share = 0;    // ... and a miss share at least this much above the baseline's (a
                                 // cache whose misses start gradually: the knee where they matter)
   // The least a capacity miss costs, relative to the hit latency: a miss goes to the next level of

@@ -73,11 +73,12 @@ class BundleWriter {
   // From now on points are stored on the process's background worker (in the order they
   // come; prepare_points there too; the points and the traces' notes go by copy, since
   // an adaptive search's points live no longer than its round): the caller goes on
-  // measuring while a batch's rows
-  // are formatted and written. At most kBatchesInFlight wait there: the caller then waits
-  // for the oldest. A store that failed is thrown by the next append or by
-  // await_stored(), which waits for every batch (seal() and finish() call it; so must a
-  // caller before it reads points_written()).
+  // measuring while a batch's rows are formatted and written. When about four launches
+  // wait there, the caller waits for the oldest. A store that failed is thrown by the next
+  // append or by await_stored(), which waits for every batch (seal() and finish() call it;
+  // so must a caller before it reads points_written()). A process killed outright
+  // (SIGKILL, a second Ctrl-C) loses the launches still waiting. Call retain_traces()
+  // before this.
   void store_in_background();
   void await_stored();
   // Formats ahead the parts of these points' points.csv rows that do not depend on
@@ -161,8 +162,9 @@ class BundleWriter {
   // of frees).
   std::vector<PointTrace> retired_traces_;
   std::vector<PreparedRow> retired_rows_;
-  // store_in_background: the jobs given to the worker, oldest first.
-  static constexpr std::size_t kBatchesInFlight = 4;
+  // store_in_background: the jobs given to the worker, oldest first (a launch gives two: its
+  // rows prepared, its points stored); at most kJobsInFlight, about four launches.
+  static constexpr std::size_t kJobsInFlight = 8;
   bool in_background_ = false;
   std::deque<std::shared_future<void>> storing_;
   void await_oldest_store();

@@ -283,8 +283,10 @@ void BundleWriter::prepare_points(std::span<const Point* const> points, std::spa
     prepare_rows(points, notes);
     return;
   }
-  // The traces are the device's, filled while the job waits: their notes go by copy.
-  if (storing_.size() >= kBatchesInFlight) await_oldest_store();
+  // The traces are the device's, filled while the job waits: their notes go by copy. Called
+  // while a kernel runs: a full queue is waited for here, but a failed store is left for
+  // the next append to throw (not from the middle of a launch).
+  if (storing_.size() >= kJobsInFlight) storing_.front().wait();
   struct Job {
     std::vector<Point> points;
     std::vector<std::optional<std::map<std::string, std::string>>> notes;
@@ -419,7 +421,7 @@ void BundleWriter::append_points(std::vector<std::pair<const Point*, PointTrace>
     return;
   }
   while (!storing_.empty() &&
-         (storing_.size() >= kBatchesInFlight ||
+         (storing_.size() >= kJobsInFlight ||
           storing_.front().wait_for(std::chrono::seconds(0)) == std::future_status::ready))
     await_oldest_store();  // a failed store is thrown here, at the next batch
   struct Job {

@@ -21,10 +21,6 @@ struct CompiledKernel {
   // The PTX checksum of the cache entry the CUBIN came from: load_text checks the
   // PTX against the same entry, even when another writer replaced it since.
   std::string ptx_checksum;
-  // The SASS, where it was disassembled beside the compile (disassemble_ahead, on the
-  // worker that compiled it); empty otherwise: the bundle's artifact then reads it from
-  // the cache or disassembles it.
-  std::string sass;
 };
 
 class NvrtcCompiler {

@@ -44,7 +44,8 @@ class BundleSink final : public RunSink {
   void points_started(std::span<const Point* const> points, std::span<const PointTrace* const> traces) override {
     writer_.prepare_points(points, traces);
   }
-  // Time spent storing points (formatting and writing rows), for the timing report.
+  // Time spent handing points to the writer (copying and queueing them: it writes them on
+  // the background worker), for the timing report.
   [[nodiscard]] double store_ms() const { return store_ms_; }
   void progress(std::size_t done, std::size_t total) override {
     if (!progress_) return;
@@ -280,7 +281,7 @@ RunOutcome run_spec(const Spec& spec, Device& device, const RunOptions& options,
   if (timing_report_wanted())
     std::fprintf(stderr,
                  "dissect timing: %s: wall %.2f ms = expand %.2f, bundle open %.2f, device run %.2f (kernels %.2f, "
-                 "compile %.2f, storing points %.2f); then finish %.2f ms (not in wall)\n",
+                 "compile %.2f, handing points to the writer %.2f); then finish %.2f ms (not in wall)\n",
                  spec.base.name.c_str(), out.wall_ms, expand_ms, open_ms, out.wall_ms - expand_ms - open_ms,
                  out.timings.kernel_ms, out.timings.compile_ms, sink.store_ms(), ms_since(t_finish));
   timeline::mark("run_spec: bundle finished");

@@ -517,7 +517,15 @@ Experiment decode_experiment(const SpecNode& root, Diagnostics& d) {
                           "shared memory: nothing to warm)");
     else if (e.array.stride_bytes != 0 && e.layout.thread_offset_bytes % e.array.stride_bytes != 0)
       d.error(loc_of(at), "warmup_by: block needs layout.thread_offset to be a multiple of array.stride (every "
-                          "chaser then visits the slots the block loads)");
+                          "chaser then starts on a slot the block loads)");
+    else if (e.array.pattern == Pattern::random && e.layout.thread_offset_bytes != 0 &&
+             e.layout.blocks * e.layout.chasers.size() > 1 && e.array.stride_bytes != 0 &&
+             e.array.size_bytes % e.array.stride_bytes != 0)
+      d.error(loc_of(at), "warmup_by: block with a random pattern and chasers layout.thread_offset apart needs "
+                          "array.size to be a multiple of array.stride (a chaser started past the last whole "
+                          "slot would begin on a line the block did not load)");
+    else if (e.warmup == 0)
+      d.error(loc_of(at), "warmup_by: block with warmup: 0 warms nothing (give warmup: 1 or more passes)");
   }
   if (e.array.pattern == Pattern::list && e.array.indices_bytes.empty() && !kind.named_arrays)
     d.error(loc_of(array.get("pattern")), "array.pattern list needs array.indices (the offsets to visit, in order)");

@@ -2,6 +2,7 @@
 
 #include "engine/codegen/disassembler.hpp"
 #include "engine/codegen/nvrtc_compiler.hpp"
+#include "engine/core/worker_pool.hpp"
 
 namespace dissect {
 
@@ -14,14 +15,7 @@ KernelArtifact kernel_artifact(const GeneratedKernel& gen, CompiledKernel& bin, 
   a.ptx = bin.ptx;
   a.log = bin.log;
   std::string why;
-  if (!bin.sass.empty()) {
-    a.sass = bin.sass;
-  } else if (auto s = cache.find_sass(bin.cache_key)) {
-    a.sass = *s;
-  } else {
-    a.sass = disassemble_cubin(bin.cubin, &why);
-    if (!a.sass.empty()) cache.store_sass(bin.cache_key, a.sass);
-  }
+  a.sass = sass_of(bin, cache, &why);
   nlohmann::json meta = gen.params.to_json();
   meta["arch"] = bin.arch;
   meta["nvrtc_version"] = NvrtcCompiler::version();
@@ -39,13 +33,22 @@ KernelArtifact kernel_artifact(const GeneratedKernel& gen, CompiledKernel& bin, 
   return a;
 }
 
-void disassemble_ahead(CompiledKernel& bin, const CompileCache& cache) noexcept {
+std::string sass_of(const CompiledKernel& bin, const CompileCache& cache, std::string* why) {
+  if (auto s = cache.find_sass(bin.cache_key)) return *s;
+  std::string sass = disassemble_cubin(bin.cubin, why);
+  if (!sass.empty()) cache.store_sass(bin.cache_key, sass);
+  return sass;
+}
+
+void disassemble_ahead(const CompiledKernel& bin, const CompileCache& cache) noexcept {
+  if (!cache.enabled() || bin.cubin.empty()) return;
   try {
-    if (bin.cubin.empty() || !bin.sass.empty()) return;
-    bin.sass = disassemble_cubin(bin.cubin);
-    if (!bin.sass.empty()) cache.store_sass(bin.cache_key, bin.sass);
+    CompiledKernel k;
+    k.cubin = bin.cubin;
+    k.cache_key = bin.cache_key;
+    (void)workers::run([k = std::move(k), cache] { (void)sass_of(k, cache); });
   } catch (const std::exception&) {
-    bin.sass.clear();  // the artifact tries again and says why it failed
+    // A hint only: the artifact disassembles it.
   }
 }
 

@@ -9,15 +9,19 @@
 namespace dissect {
 
 // Reads the PTX and log of a cached kernel from the cache (they are left out of the
-// lookup on the launch path) and the SASS (bin.sass, else the cache's), disassembling it
-// once if neither has it.
+// lookup on the launch path) and the SASS (sass_of).
 KernelArtifact kernel_artifact(const GeneratedKernel& gen, CompiledKernel& bin, CompileCache& cache, int arch,
                                int registers, std::uint32_t static_shared_bytes);
 
-// Disassembles a freshly compiled kernel (cuobjdump: about half a second) into bin.sass
-// and the compile cache, so that a compile ahead of need on a worker also takes the
-// disassembly off the run's path (the artifact of every new kernel needs it).
-void disassemble_ahead(CompiledKernel& bin, const CompileCache& cache) noexcept;
+// The SASS of a compiled kernel: the compile cache's, else disassembled now (cuobjdump,
+// about half a second) and kept in the cache; "" with `why` set when that fails.
+std::string sass_of(const CompiledKernel& bin, const CompileCache& cache, std::string* why = nullptr);
+
+// Starts sass_of for a freshly compiled kernel on the worker pool, after the jobs queued
+// there (the other compiles ahead): the artifact its step writes then finds the SASS in the
+// cache instead of disassembling it at the end of the step. A hint: nothing waits for it,
+// and without a cache there is nowhere to keep it.
+void disassemble_ahead(const CompiledKernel& bin, const CompileCache& cache) noexcept;
 
 // Lines of the SASS that load memory (evidence of which instruction ran), at most 64.
 std::vector<std::string> sass_load_lines(const std::string& sass);

@@ -85,10 +85,10 @@ class PlannedChase {
 };
 
 // warmup_by block: every thread of each block loads the slots of one pass, (offset +
-// k s) mod N (chase_order.hpp's sequential and random passes), in address order, slot k
-// by thread k mod threads (through its warp's instance of a cache with several per
-// SM), `warmup` times; the loads overlap, so each of the block's chasers is charged
-// the block's cycles over its threads.
+// k s) mod N (chase_order.hpp's sequential and random passes), in the order of k, `warmup`
+// times, load number q (over all passes) by thread q mod threads, through its warp's
+// instance of a cache with several per SM, as the kernel does; the loads overlap, so each
+// of the block's chasers is charged the block's cycles over its threads.
 template <class Charge>
 void warm_by_block(Ctx& c, std::uint64_t pass_length, std::size_t chasers_per_block, Charge charge) {
   const Experiment& e = c.e;
@@ -99,10 +99,11 @@ void warm_by_block(Ctx& c, std::uint64_t pass_length, std::size_t chasers_per_bl
     for (std::uint32_t w = 0; w < warps; ++w)
       by_warp.push_back(c.mem.bind(e.path, c.sm_of_block(b), w, e.array.frames == Frames::scattered));
     double cycles = 0;
+    std::uint64_t load = 0;  // the kernel's k over all passes: thread k mod threads makes it
     for (std::uint32_t p = 0; p < e.warmup; ++p) {
       std::uint64_t off = e.array.offset_bytes % n;
-      for (std::uint64_t k = 0; k < pass_length; ++k, off = off >= n - stride ? off - (n - stride) : off + stride)
-        cycles += c.mem.load(by_warp[(k % e.layout.threads) / c.prof.warp_size], c.prof.address_base + off);
+      for (std::uint64_t k = 0; k < pass_length; ++k, ++load, off = off >= n - stride ? off - (n - stride) : off + stride)
+        cycles += c.mem.load(by_warp[(load % e.layout.threads) / c.prof.warp_size], c.prof.address_base + off);
     }
     for (std::size_t i = 0; i < chasers_per_block; ++i) charge(b * chasers_per_block + i, cycles / e.layout.threads);
   }

@@ -5,8 +5,9 @@
 //
 //   pchase         every chasing thread (layout.chasers of each block; block b
 //                  on SM first_sm + b) walks the array from its start
-//                  (chase_order.hpp): `warmup` untimed passes, then `iterations`
-//                  timed loads, all chasers in lockstep. per_access: one Sample
+//                  (chase_order.hpp): `warmup` untimed passes (warmup_by block:
+//                  the block's threads load the pass's slots instead), then
+//                  `iterations` timed loads, all chasers in lockstep. per_access: one Sample
 //                  per load (latency includes the timer overhead); chain: one
 //                  Sample per chaser per repeat, seq = repeat (average cycles per
 //                  load, one timer overhead over the whole chain).

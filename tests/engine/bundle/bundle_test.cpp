@@ -377,6 +377,16 @@ TEST_CASE("points stored in the background are stored as on the caller's thread,
   CHECK(kept_background.points[29].param("device_notes") == "launch=9");
   CHECK(read_bundle(dir.file("background")).header["points_completed"] == 30);
 
+  // A writer that goes away with stores still queued waits for them: the points are on disk.
+  {
+    BundleWriter gone(dir.file("gone"), {});
+    gone.store_in_background();
+    for (std::size_t i = 0; i < 12; ++i) gone.append_point(make_point(i, 1024), make_trace(i, 2000, 1));
+  }
+  const Bundle g = read_bundle(dir.file("gone"));
+  CHECK(g.header["status"] == "running");  // never finished: read as a killed run's
+  CHECK(g.traces.points.size() == 12);
+
   // A store that fails is thrown by a later call, not lost.
   BundleWriter failing(dir.file("failing"), BundleWriter::DeferredHeader{[]() -> nlohmann::json {
                          throw std::runtime_error("no device description");

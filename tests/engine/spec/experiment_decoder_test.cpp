@@ -203,6 +203,12 @@ TEST_CASE("warmup_by block: pchase, a pass the block can list, a path into memor
   CHECK(errors_of("dissect: 1\narray: {size: 1 MiB, stride: 64 B}\nwarmup_by: block\n"
                   "layout: {threads: 2, chasers: 2, thread_offset: 32 B}\n")
             .find("layout.thread_offset to be a multiple of array.stride") != std::string::npos);
+  CHECK(errors_of("dissect: 1\narray: {size: 1000 B, stride: 64 B, pattern: random}\nwarmup_by: block\n"
+                  "layout: {threads: 2, chasers: 2, thread_offset: 64 B}\n")
+            .find("array.size to be a multiple of array.stride") != std::string::npos);
+  CHECK(errors_of("dissect: 1\narray: {size: 1000 B, stride: 64 B, pattern: random}\nwarmup_by: block\n").empty());
+  CHECK(errors_of("dissect: 1\narray: {size: 1 MiB}\nwarmup: 0\nwarmup_by: block\n")
+            .find("warmup_by: block with warmup: 0 warms nothing") != std::string::npos);
 }
 
 TEST_CASE("list pattern offsets must lie inside the array") {
