@@ -13,6 +13,9 @@
 namespace dissect::workers {
 namespace {
 
+thread_local bool on_pool_thread = false;  // set by each thread of the pool
+
+
 std::size_t wanted_threads() {
   if (const char* v = std::getenv("DISSECT_WORKERS"); v != nullptr && *v != '\0') {
     try {
@@ -60,6 +63,7 @@ class Pool {
 
  private:
   void loop() {
+    on_pool_thread = true;
     for (;;) {
       std::packaged_task<void()> job;
       {
@@ -88,6 +92,8 @@ Pool& pool() {
 }  // namespace
 
 std::size_t size() { return std::max<std::size_t>(1, pool().threads()); }
+
+bool on_worker() { return on_pool_thread; }
 
 std::future<void> run(std::function<void()> job) {
   Pool& p = pool();

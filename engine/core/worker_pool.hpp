@@ -22,6 +22,10 @@ namespace dissect::workers {
 // check).
 std::size_t size();
 
+// Whether the calling thread is one of the pool's (a Job's work may be run by the thread
+// that asks for its result instead: work that only pays off beside others can skip itself).
+bool on_worker();
+
 // Runs `job` on a worker; the future holds its outcome (an exception it threw included).
 // When no thread can be had, it runs on a thread of its own (std::async).
 std::future<void> run(std::function<void()> job);

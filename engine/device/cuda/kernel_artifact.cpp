@@ -2,7 +2,6 @@
 
 #include "engine/codegen/disassembler.hpp"
 #include "engine/codegen/nvrtc_compiler.hpp"
-#include "engine/core/worker_pool.hpp"
 
 namespace dissect {
 
@@ -38,18 +37,6 @@ std::string sass_of(const CompiledKernel& bin, const CompileCache& cache, std::s
   std::string sass = disassemble_cubin(bin.cubin, why);
   if (!sass.empty()) cache.store_sass(bin.cache_key, sass);
   return sass;
-}
-
-void disassemble_ahead(const CompiledKernel& bin, const CompileCache& cache) noexcept {
-  if (!cache.enabled() || bin.cubin.empty()) return;
-  try {
-    CompiledKernel k;
-    k.cubin = bin.cubin;
-    k.cache_key = bin.cache_key;
-    (void)workers::run([k = std::move(k), cache] { (void)sass_of(k, cache); });
-  } catch (const std::exception&) {
-    // A hint only: the artifact disassembles it.
-  }
 }
 
 // Lines of the SASS that load memory (evidence of which instruction ran).

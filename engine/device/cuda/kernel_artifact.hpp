@@ -17,11 +17,6 @@ KernelArtifact kernel_artifact(const GeneratedKernel& gen, CompiledKernel& bin, 
 // about half a second) and kept in the cache; "" with `why` set when that fails.
 std::string sass_of(const CompiledKernel& bin, const CompileCache& cache, std::string* why = nullptr);
 
-// Starts sass_of for a freshly compiled kernel on the worker pool, after the jobs queued
-// there (the other compiles ahead): the artifact its step writes then finds the SASS in the
-// cache instead of disassembling it at the end of the step. A hint: nothing waits for it,
-// and without a cache there is nowhere to keep it.
-void disassemble_ahead(const CompiledKernel& bin, const CompileCache& cache) noexcept;
 
 // Lines of the SASS that load memory (evidence of which instruction ran), at most 64.
 std::vector<std::string> sass_load_lines(const std::string& sass);

@@ -40,7 +40,11 @@ void KernelModules::precompile(const KernelParams& params) noexcept {
                            Compiled c;
                            c.gen = instantiate(params, templates);
                            c.bin = compile_cached(c.gen, arch, cache, true, false);
-                           if (!c.bin.from_cache) disassemble_ahead(c.bin, cache);
+                           // A fresh kernel's SASS (cuobjdump, ~0.5 s) for its bundle artifact, here
+                           // beside the other compiles: not where the run that needs the kernel
+                           // took this job up itself (the artifact writer does it beside the kernel).
+                           if (!c.bin.from_cache && cache.enabled() && workers::on_worker())
+                             (void)sass_of(c.bin, cache);
                            return c;
                          }));
   } catch (const std::exception&) {

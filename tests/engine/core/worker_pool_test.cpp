@@ -40,3 +40,10 @@ TEST_CASE("a pool Job runs once, on a worker or on the thread that asks first") 
   CHECK_THROWS_AS(off.get(), std::runtime_error);
   CHECK(runs == 101);
 }
+
+TEST_CASE("on_worker: true on the pool's threads, false on the thread that runs a Job itself") {
+  CHECK_FALSE(workers::on_worker());
+  CHECK(workers::submit([] { return workers::on_worker(); }).get());
+  workers::Job<bool> here([] { return workers::on_worker(); });
+  CHECK_FALSE(here.get());  // nobody took it up: this thread ran it
+}
