@@ -15,7 +15,6 @@ namespace {
 
 thread_local bool on_pool_thread = false;  // set by each thread of the pool
 
-
 std::size_t wanted_threads() {
   if (const char* v = std::getenv("DISSECT_WORKERS"); v != nullptr && *v != '\0') {
     try {

@@ -38,9 +38,10 @@ enum class TimingMode { per_access, chain, on_chip };
 enum class ClockSource { clock, clock64 };
 // Who makes the untimed warm-up passes of a pointer chase: the chasers, chasing (Mei &
 // Chu; every access waits for the one before), or every thread of the block, each
-// loading slots of the pass in address order without waiting (the same lines through
-// the same path, a thousand times sooner over an L2-sized array; the order of the
-// lines' first touch is the address order, which a sequential chase shares).
+// loading slots of the pass without waiting, in the order (offset + k s) mod N of k (the
+// same lines through the same path, a thousand times sooner over an L2-sized array; the
+// lines are first touched in a sequential chase's order, in address order for a random
+// one).
 enum class WarmupBy { chase, block };
 // Which kind of kernel runs the experiment. What one Sample of each kind is and the spec
 // rules of each kind: engine/spec/kernel_kinds.cpp (one row per kind); how each kind

@@ -339,8 +339,8 @@ void CudaDevice::report_pending_kernels() noexcept {
   // Artifacts are evidence, not measurements: written on threads of their own while the
   // kernel runs (reading PTX, log and SASS from the compile cache and writing five files
   // took ~1 ms on the H100's host, as long as a short kernel; a kernel compiled afresh is
-  // disassembled, ~0.5 s of cuobjdump, on the worker pool after its compile ahead
-  // (disassemble_ahead), else here, side by side for a step's new kernels), and a failure
+  // disassembled, ~0.5 s of cuobjdump, by the worker that compiled it ahead
+  // (KernelModules::precompile), else here, side by side for a step's new kernels), and a failure
   // to write one is reported after the run instead of aborting it (await_kernel_reports).
   for (auto& [k, sink] : pending_reports_) {
     auto job = [this, k = k, sink = sink] { report_kernel(*k, *sink); };
