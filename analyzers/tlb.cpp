@@ -860,7 +860,8 @@ class TlbAnalyzer final : public Analyzer {
   }
 
   static constexpr const char* kScopeNote =
-      "per SM or shared between SMs: not measured (two SMs chasing at once, which no kernel family runs yet)";
+      "per SM or shared between SMs: not read from one SM's chase; the tlb_scope analyzer reads it from several SMs "
+      "chasing arrays of their own at once (layout.array per_block; the topology's tlb_scope step)";
 };
 
 }  // namespace

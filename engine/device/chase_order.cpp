@@ -186,7 +186,15 @@ std::uint64_t chaser_start_offset(const ArraySpec& a, std::uint64_t thread_offse
 }
 
 std::uint64_t chaser_start_offset(const Experiment& e, std::uint64_t chaser) {
+  // Arrays of their own per block: each block's chasers start as block 0's do, in its copy.
+  if (e.layout.array == BlockArrays::per_block && !e.layout.chasers.empty()) chaser %= e.layout.chasers.size();
   return chaser_start_offset(e.array, e.layout.thread_offset_bytes, chaser);
+}
+
+std::uint64_t per_block_array_stride(std::uint64_t size_bytes) {
+  std::uint64_t align = 64ull << 10;
+  while (align < size_bytes && align < (2ull << 20)) align *= 2;
+  return (std::max<std::uint64_t>(size_bytes, 1) + align - 1) / align * align;
 }
 
 }  // namespace dissect

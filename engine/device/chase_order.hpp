@@ -102,10 +102,16 @@ class ChaseWalker {
 
 // Byte offset where chaser `chaser` starts: (array.offset + chaser *
 // layout.thread_offset) mod N. `chaser` is the global chaser index of the
-// point: block * layout.chasers.size() + position in layout.chasers.
+// point: block * layout.chasers.size() + position in layout.chasers. With layout.array
+// per_block the block's position is left out (each block chases a copy of its own).
 std::uint64_t chaser_start_offset(const Experiment& e, std::uint64_t chaser);
 // Same for any array (the phases kernel's named arrays).
 std::uint64_t chaser_start_offset(const ArraySpec& array, std::uint64_t thread_offset_bytes, std::uint64_t chaser);
+
+// layout.array per_block: how far apart the blocks' copies of an array of `size_bytes`
+// lie (the size rounded up to its alignment in the CUDA arena: a power of two from 64
+// KiB to 2 MiB), so that the simulated GPU places them where the CUDA device does.
+std::uint64_t per_block_array_stride(std::uint64_t size_bytes);
 
 // Portable 64-bit generator used for Sattolo's shuffle (splitmix64).
 std::uint64_t chase_rng_next(std::uint64_t& state);

@@ -2,6 +2,7 @@
 
 #include <limits>
 
+#include "engine/device/chase_order.hpp"
 #include "engine/spec/units.hpp"
 
 namespace dissect {
@@ -10,6 +11,11 @@ namespace {
 
 std::uint64_t saturating_add(std::uint64_t a, std::uint64_t b) {
   return a > std::numeric_limits<std::uint64_t>::max() - b ? std::numeric_limits<std::uint64_t>::max() : a + b;
+}
+
+std::uint64_t saturating_mul(std::uint64_t a, std::uint64_t b) {
+  return b != 0 && a > std::numeric_limits<std::uint64_t>::max() / b ? std::numeric_limits<std::uint64_t>::max()
+                                                                     : a * b;
 }
 
 // Where the size of a point's arrays is written: the sweep value that made the
@@ -32,6 +38,9 @@ Location size_location(const Spec& spec, const Point& point) {
 
 std::uint64_t point_array_bytes(const Experiment& e) {
   std::uint64_t total = e.array.size_bytes;
+  if (e.layout.array == BlockArrays::per_block && e.layout.blocks > 1)  // a copy per block, placed apart
+    total = saturating_add(saturating_mul(per_block_array_stride(e.array.size_bytes), e.layout.blocks - 1),
+                           e.array.size_bytes);
   for (const auto& a : e.arrays) total = saturating_add(total, a.array.size_bytes);
   return total;
 }

@@ -38,6 +38,7 @@ const char* to_string(TimingMode v) {
 }
 const char* to_string(ClockSource v) { return v == ClockSource::clock ? "clock" : "clock64"; }
 const char* to_string(WarmupBy v) { return v == WarmupBy::chase ? "chase" : "block"; }
+const char* to_string(BlockArrays v) { return v == BlockArrays::shared ? "shared" : "per_block"; }
 const char* to_string(KernelKind v) { return kernel_kind_info(v).name.data(); }
 const char* to_string(Target v) {
   switch (v) {

@@ -43,6 +43,11 @@ enum class ClockSource { clock, clock64 };
 // lines are first touched in a sequential chase's order, in address order for a random
 // one).
 enum class WarmupBy { chase, block };
+// Whose array a block chases (pchase): one array that every block's chasers share, or an
+// array of its own per block (N bytes each, identical contents, placed one after the
+// other): every block then touches its own lines and pages, so that B SMs fill B x N of a
+// structure they share (the whole L2; a TLB shared by SMs) or B separate N of private ones.
+enum class BlockArrays { shared, per_block };
 // Which kind of kernel runs the experiment. What one Sample of each kind is and the spec
 // rules of each kind: engine/spec/kernel_kinds.cpp (one row per kind); how each kind
 // runs: its kernel family, engine/device/families/ (devices, real or simulated,
@@ -66,6 +71,7 @@ const char* to_string(Frames v);
 const char* to_string(TimingMode v);
 const char* to_string(ClockSource v);
 const char* to_string(WarmupBy v);
+const char* to_string(BlockArrays v);
 const char* to_string(KernelKind v);
 const char* to_string(Target v);
 std::uint64_t element_bytes(ElementType t);
@@ -106,6 +112,7 @@ struct LayoutSpec {
   std::uint32_t threads = 1;               // per block
   std::vector<std::uint32_t> chasers{0};   // thread indices (within a block) that chase
   std::uint64_t thread_offset_bytes = 0;   // chaser i starts at offset + i * thread_offset
+  BlockArrays array = BlockArrays::shared;  // per_block: block b chases an array of its own
 };
 
 // A named array of the phases kernel.

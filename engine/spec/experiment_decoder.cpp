@@ -25,7 +25,7 @@ const std::vector<std::string> kTopKeys{
     "expect"};
 const std::vector<std::string> kArrayKeys{"size", "stride", "offset", "page", "pattern", "indices", "seed", "frames"};
 const std::vector<std::string> kTimingKeys{"mode", "clock"};
-const std::vector<std::string> kLayoutKeys{"blocks", "threads", "chasers", "thread_offset"};
+const std::vector<std::string> kLayoutKeys{"blocks", "threads", "chasers", "thread_offset", "array"};
 const std::vector<std::string> kPhaseArrayKeys{"path", "size", "stride", "offset", "pattern", "page", "seed"};
 const std::vector<std::string> kPhaseKeys{"thread", "array", "action", "passes"};
 
@@ -185,6 +185,8 @@ const std::vector<std::pair<std::string, TimingMode>> kModes{{"per_access", Timi
                                                              {"chain", TimingMode::chain},
                                                              {"on_chip", TimingMode::on_chip}};
 const std::vector<std::pair<std::string, WarmupBy>> kWarmupBy{{"chase", WarmupBy::chase}, {"block", WarmupBy::block}};
+const std::vector<std::pair<std::string, BlockArrays>> kBlockArrays{{"shared", BlockArrays::shared},
+                                                                    {"per_block", BlockArrays::per_block}};
 const std::vector<std::pair<std::string, ClockSource>> kClocks{{"clock", ClockSource::clock},
                                                                {"clock64", ClockSource::clock64}};
 // Kernel names, from the table of kinds (engine/spec/kernel_kinds.hpp).
@@ -371,6 +373,7 @@ Experiment decode_experiment(const SpecNode& root, Diagnostics& d) {
   read_count(layout, "threads", e.layout.threads, 1, 1024, d);
   if (auto v = read_bytes(layout.get("thread_offset"), "layout.thread_offset", elem, false, d))
     e.layout.thread_offset_bytes = *v;
+  if (auto v = read_enum(layout.get("array"), "layout.array", kBlockArrays, d)) e.layout.array = *v;
   if (const SpecNode* c = layout.get("chasers")) {
     if (c->is_scalar() && c->scalar == "all") {
       e.layout.chasers.clear();
@@ -474,7 +477,11 @@ Experiment decode_experiment(const SpecNode& root, Diagnostics& d) {
   auto loc_of = [&](const SpecNode* n) { return n != nullptr ? n->loc : root_loc; };
 
   if (e.target == Target::automatic) e.target = default_target(e.path);
-  if (!e.carveout_explicit) e.carveout = is_sm_private(e.target) ? kCarveoutMaxL1 : kCarveoutDriverDefault;
+  // auto: the SM-private targets and blocks with arrays of their own (kept on SMs of their
+  // own through the shared configuration) ask for the most L1; the rest leave it to the driver.
+  if (!e.carveout_explicit)
+    e.carveout = is_sm_private(e.target) || e.layout.array == BlockArrays::per_block ? kCarveoutMaxL1
+                                                                                    : kCarveoutDriverDefault;
 
   const std::string kernel_name(kind.name);
   if (kind.named_arrays) {
@@ -526,6 +533,20 @@ Experiment decode_experiment(const SpecNode& root, Diagnostics& d) {
                           "slot would begin on a line the block did not load)");
     else if (e.warmup == 0)
       d.error(loc_of(at), "warmup_by: block with warmup: 0 warms nothing (give warmup: 1 or more passes)");
+  }
+  if (e.layout.array == BlockArrays::per_block) {
+    // Copies of one array, one per block, placed apart: a chase through a global path
+    // (a texture object, the constant bank and shared memory hold one array each).
+    const SpecNode* at = layout.get("array");
+    if (e.kernel != KernelKind::pchase)
+      d.error(loc_of(at), "layout.array: per_block applies to kernel pchase (kernel is " + kernel_name + ")");
+    else if (e.path == LoadPath::tex || e.path == LoadPath::constant || e.path == LoadPath::shared)
+      d.error(loc_of(at), std::string("layout.array: per_block needs a global load path (path ") + to_string(e.path) +
+                              " reads one texture, constant or shared array per launch)");
+    else if (e.carveout < 0)
+      d.error(loc_of(at), "layout.array: per_block keeps its blocks on SMs of their own through the shared-memory "
+                          "configuration; carveout default leaves that to the driver (give auto, max_l1, max_shared or a "
+                          "percentage)");
   }
   if (e.array.pattern == Pattern::list && e.array.indices_bytes.empty() && !kind.named_arrays)
     d.error(loc_of(array.get("pattern")), "array.pattern list needs array.indices (the offsets to visit, in order)");

@@ -4,6 +4,8 @@
 #include <cmath>
 #include <optional>
 
+#include "engine/device/chase_order.hpp"
+
 namespace dissect::tlb_sweeps {
 namespace {
 
@@ -186,6 +188,62 @@ std::vector<SpecOverride> range_sweep(const std::vector<Range>& ranges, const Li
       iterations.push_back(iterations_for(n));
     }
   return {{"sweep", zip(sizes, strides, iterations)}};
+}
+
+std::vector<ScopeRange> scope_ranges(const TopologyResult& r) {
+  std::vector<ScopeRange> out;
+  if (!r.tlb || !r.tlb->levels) return out;
+  const Limits lim = limits(r);
+  const std::uint64_t sms = r.device.sm_count.value_or(1);
+  for (std::size_t i = 0; i < r.tlb->levels->size(); ++i) {
+    const nlohmann::json& L = (*r.tlb->levels)[i];
+    const auto b = bounds_of(r, L, lim);
+    if (!b) continue;
+    ScopeRange g;
+    g.level = i;
+    const std::uint64_t unit = (L.contains("stage_stride_bytes") && L["stage_stride_bytes"].is_number()
+                                    ? L["stage_stride_bytes"].get<std::uint64_t>()
+                                    : b->stride) -
+                               kSlotPad;
+    // A pad of its own per level: levels swept at one granule stay apart as series (the
+    // analyzer reads one series per stride) and the finding names its level's stride.
+    g.stride = unit + kSlotPad * (i + 1);
+    g.entries = L.contains("entries") && L["entries"].is_number() ? L["entries"].get<std::uint64_t>()
+                                                                  : (b->cov_lo + b->cov_hi) / 2 / unit;
+    if (g.entries < 4) continue;
+    g.hit_slots = g.entries * 3 / 4;
+    g.miss_slots = 2 * g.entries;
+    if (g.miss_slots * g.stride > lim.footprint_cap || g.miss_slots > lim.slot_cap) continue;
+    for (const std::uint32_t blocks : {1u, 2u, 8u, 32u})
+      if (blocks <= sms && blocks * g.hit_slots <= lim.slot_cap &&
+          blocks * per_block_array_stride(g.hit_slots * g.stride) <= lim.footprint_cap)
+        g.blocks.push_back(blocks);
+    if (g.blocks.size() >= 2) out.push_back(std::move(g));
+  }
+  return out;
+}
+
+std::vector<SpecOverride> scope_sweep(const std::vector<ScopeRange>& ranges) {
+  auto list = [](const auto& v, const char* unit) {
+    std::string s = "[";
+    for (std::size_t i = 0; i < v.size(); ++i) s += (i == 0 ? "" : ", ") + std::to_string(v[i]) + unit;
+    return s + "]";
+  };
+  std::vector<std::uint64_t> blocks, sizes, strides, iterations;
+  auto add = [&](std::uint64_t b, std::uint64_t slots, std::uint64_t stride) {
+    blocks.push_back(b);
+    sizes.push_back(slots * stride);
+    strides.push_back(stride);
+    iterations.push_back(std::max<std::uint64_t>(1024, 32 * slots));
+  };
+  // The most blocks first: the arena is allocated once, for the largest, and block 0's
+  // copy keeps its frames (its L2 lines) from point to point.
+  for (const auto& g : ranges) {
+    for (auto b = g.blocks.rbegin(); b != g.blocks.rend(); ++b) add(*b, g.hit_slots, g.stride);
+    add(1, g.miss_slots, g.stride);
+  }
+  return {{"sweep", "{zip: [{layout.blocks: " + list(blocks, "") + ", array.size: " + list(sizes, " B") +
+                        ", array.stride: " + list(strides, " B") + ", iterations: " + list(iterations, "") + "}]}"}};
 }
 
 const Range* range_of(const std::vector<Range>& ranges, const nlohmann::json& level) {

@@ -57,6 +57,22 @@ std::vector<Range> stage_ranges(const TopologyResult& r);
 // The sweep of a list of ranges: {zip: [{array.size, array.stride, iterations}]}.
 std::vector<SpecOverride> range_sweep(const std::vector<Range>& ranges, const Limits& limits);
 
+// 'tlb_scope': per level of E entries, at the granule 'tlb_sets' used (plus a pad of
+// kSlotPad x (level + 1): one stride per level), 3E/4 slots per SM for B = 1, 2, 8, 32
+// SMs at once (as many as the device has, and as fit the slot and footprint limits),
+// and 2E slots for one SM (the level's penalty, on the same first slots); a level
+// where only B = 1 fits is left out.
+struct ScopeRange {
+  std::size_t level = 0;
+  std::uint64_t stride = 0;
+  std::uint64_t entries = 0;
+  std::uint64_t hit_slots = 0, miss_slots = 0;  // per SM
+  std::vector<std::uint32_t> blocks;            // SMs at once, 1 first
+};
+std::vector<ScopeRange> scope_ranges(const TopologyResult& r);
+// {zip: [{layout.blocks, array.size, array.stride, iterations}]}.
+std::vector<SpecOverride> scope_sweep(const std::vector<ScopeRange>& ranges);
+
 // The range (of `ranges`) a level record of a 'tlb_entries' or 'tlb_sets'
 // finding was measured in: the same stride, its entries inside the range.
 const Range* range_of(const std::vector<Range>& ranges, const nlohmann::json& level);

@@ -272,6 +272,29 @@ void tlb_sets(TopologyResult& r, const Findings& fs) {
   per_page(r.tlb_row());
 }
 
+// Each finding names the stride its series ran at: the level swept at that stride.
+void tlb_scope(TopologyResult& r, const Findings& fs) {
+  if (!r.tlb || !r.tlb->levels) return;
+  const auto ranges = tlb_sweeps::scope_ranges(r);
+  for (const Finding& f : fs) {
+    if (f.analyzer != "tlb_scope" || !f.details.contains("stride_bytes")) continue;
+    const auto stride = f.details["stride_bytes"].get<std::uint64_t>();
+    for (const auto& g : ranges) {
+      if (g.stride != stride) continue;
+      auto& L = (*r.tlb->levels)[g.level];
+      if (f.value.is_string()) {
+        L["scope"] = f.value;
+      } else {
+        L.erase("scope");
+      }
+      L["scope_summary"] = f.summary;
+      if (f.details.contains("private_up_to_sms")) L["scope_private_up_to_sms"] = f.details["private_up_to_sms"];
+      if (f.details.contains("shared_by_sms")) L["scope_shared_by_sms"] = f.details["shared_by_sms"];
+      break;
+    }
+  }
+}
+
 void page_size(TopologyResult& r, const Findings& fs) {
   const auto p = findings::page_size(fs);
   if (!p) return;

@@ -38,6 +38,8 @@ void tlb_levels(TopologyResult& r, const Findings& fs);
 // ranges the steps swept: tlb_sweeps.hpp).
 void tlb_entries(TopologyResult& r, const Findings& fs);
 void tlb_sets(TopologyResult& r, const Findings& fs);
+// 'tlb_scope': each level's scope (sm, shared, group), or why it was not read.
+void tlb_scope(TopologyResult& r, const Findings& fs);
 // The page, or why none; pages per entry where a level's reach is known.
 void page_size(TopologyResult& r, const Findings& fs);
 void page_size_scattered(TopologyResult& r, const Findings& fs);

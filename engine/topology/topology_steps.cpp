@@ -362,6 +362,19 @@ std::vector<TopologyStep> topology_plan() {
                     return tlb_sweeps::range_sweep(ranges, tlb_sweeps::limits(r));
                   },
                   .absorb = absorb::tlb_sets});
+  // Per SM or shared: B SMs at once, each chasing slots of its own around each level's
+  // entries; a level shared by the B runs out B times sooner.
+  plan.push_back({.id = "tlb_scope",
+                  .label = "TLB scope (SMs at once)",
+                  .sizes_from = [](const TopologyResult& r) -> StepSizing {
+                    const auto ranges = tlb_sweeps::scope_ranges(r);
+                    if (ranges.empty())
+                      return SkipStep{r.tlb && r.tlb->levels && !r.tlb->levels->empty()
+                                          ? "no level's entries fit two SMs' chases within the slot and memory limits"
+                                          : "no TLB level was found"};
+                    return tlb_sweeps::scope_sweep(ranges);
+                  },
+                  .absorb = absorb::tlb_scope});
   // Bandwidth, read and write of each level: last, so that what they allocate cannot
   // move the arrays of the steps above (the one-SM L2 steps depend on where their
   // arrays lie: results/h100/README.md); the reads before the writes, so that no read

@@ -160,17 +160,26 @@ std::string sets_cell(const json& l) {
   return "-";
 }
 
+// "per SM", "shared", "groups of SMs", or "-" (not measured, or undetermined).
+std::string scope_cell(const json& l) {
+  const std::string v = l.contains("scope") && l["scope"].is_string() ? l["scope"].get<std::string>() : "";
+  if (v == "sm") return "per SM";
+  if (v == "shared") return "shared";
+  if (v == "group") return "groups of SMs";
+  return "-";
+}
+
 }  // namespace
 
 TopologyTable topology_tlb_table(const json& r) {
-  TopologyTable t{"TLB", {"level", "entries", "reach", "coverage", "miss penalty (cycles)", "sets"}, {}};
+  TopologyTable t{"TLB", {"level", "entries", "reach", "coverage", "miss penalty (cycles)", "sets", "scope"}, {}};
   if (!r.contains("tlb")) return t;
   const json& tlb = r["tlb"];
   if (tlb.contains("levels"))
     for (std::size_t i = 0; i < tlb["levels"].size(); ++i) {
       const json& l = tlb["levels"][i];
       t.rows.push_back({"L" + std::to_string(i + 1), entries_cell(l), reach_cell(l), coverage_cell(l),
-                        num(l, "miss_penalty_cycles"), sets_cell(l)});
+                        num(l, "miss_penalty_cycles"), sets_cell(l), scope_cell(l)});
     }
   return t;
 }

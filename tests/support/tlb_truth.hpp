@@ -1,7 +1,7 @@
 #pragma once
 // The TLB rows of a topology.json against a simulated GPU's profile: every level
 // with its entries, the reach of one entry (page x pages per entry), coverage,
-// its own miss penalty and its sets (fully associative is one set; a stage
+// its own miss penalty, its scope (per SM or shared) and its sets (fully associative is one set; a stage
 // sweep that ends inside the staircase gives a lower bound and the ways), and
 // the page size (measured over scattered frames, where no entry coalesces pages).
 #include <doctest/doctest.h>
@@ -26,6 +26,8 @@ inline void check_tlb_truth(const nlohmann::json& r, const sim::Profile& truth) 
     CHECK(got["reach_bytes"] == want.geometry.line_bytes);
     CHECK(got["coverage_bytes"] == want.geometry.capacity_bytes());
     CHECK(got["miss_penalty_cycles"].get<double>() == doctest::Approx(want.miss_penalty).epsilon(0.1));
+    // Its scope, from several SMs chasing at once (the tlb_scope step).
+    CHECK(got["scope"] == (want.per_sm ? "sm" : "shared"));
     if (want.geometry.sets() == 1) {
       CHECK(got["associativity"] == "full");
     } else {

@@ -4,6 +4,7 @@
 #include <cstring>
 
 #include "engine/core/diagnostics.hpp"
+#include "engine/device/chase_order.hpp"
 #include "engine/device/cuda/cuda_error.hpp"
 
 namespace dissect {
@@ -46,6 +47,10 @@ CUtexObject make_texture(const CudaDriver& drv, CUdeviceptr p, const ArrayImage&
 
 }  // namespace
 
+std::uint64_t copy_stride_bytes(const ArrayImage& image) {
+  return per_block_array_stride(image.size_bytes);  // one rule with the simulated GPU
+}
+
 bool needs_helpers(std::span<const LaunchArray> arrays) {
   return std::any_of(arrays.begin(), arrays.end(),
                      [](const LaunchArray& a) {
@@ -59,12 +64,15 @@ std::vector<dissect_array_ref> place_arrays(const CudaDriver& drv, std::span<con
   std::uint64_t arena_bytes = 0, const_bytes_used = 0;
   for (std::size_t i = 0; i < arrays.size(); ++i) {
     const ArrayImage& img = arrays[i].image;
+    if (arrays[i].copies > 1 && (arrays[i].path == LoadPath::tex || arrays[i].path == LoadPath::constant))
+      throw RunError(std::string("copies of a ") + to_string(arrays[i].path) +
+                     "-path array: one texture object or constant-bank slot serves one array");
     if (arrays[i].path == LoadPath::constant) {
       at[i] = const_bytes_used;
       const_bytes_used += round_up(img.size_bytes, kConstBankAlign);
     } else {
       at[i] = round_up(arena_bytes, array_align(img.size_bytes));
-      arena_bytes = at[i] + img.size_bytes;
+      arena_bytes = at[i] + (std::uint64_t{std::max(arrays[i].copies, 1u)} - 1) * copy_stride_bytes(img) + img.size_bytes;
     }
   }
   const bool scattered = std::any_of(arrays.begin(), arrays.end(), [](const LaunchArray& a) {
@@ -92,24 +100,31 @@ std::vector<dissect_array_ref> place_arrays(const CudaDriver& drv, std::span<con
       continue;
     }
     const CUdeviceptr p = base + at[i];
+    const std::uint32_t copies = std::max(arrays[i].copies, 1u);
+    const std::uint64_t copy_stride = copy_stride_bytes(img);
     if (img.unwritten) {
       // placed only: whatever the arena holds there stays
     } else if (img.device_fill) {
-      fills.add(p, img.size_bytes / elem, img.fill_stride, static_cast<std::uint32_t>(elem));
+      for (std::uint32_t c = 0; c < copies; ++c)
+        fills.add(p + c * copy_stride, img.size_bytes / elem, img.fill_stride, static_cast<std::uint32_t>(elem));
     } else if (img.dense) {
-      DISSECT_CU(drv, cuMemcpyHtoD(p, img.bytes.data(), img.bytes.size()));
+      for (std::uint32_t c = 0; c < copies; ++c)
+        DISSECT_CU(drv, cuMemcpyHtoD(p + c * copy_stride, img.bytes.data(), img.bytes.size()));
     } else {
-      // Sparse: upload (offset, value) pairs, scatter them on the device.
+      // Sparse: upload (offset, value) pairs, scatter them on the device (into each copy).
       const std::uint64_t n = img.offsets.size();
       const CUdeviceptr s = tools.scatter->ensure(16 * n);
       DISSECT_CU(drv, cuMemcpyHtoD(s, img.offsets.data(), 8 * n));
       DISSECT_CU(drv, cuMemcpyHtoD(s + 8 * n, img.values.data(), 8 * n));
-      CUdeviceptr dst = p, offs = s, vals = s + 8 * n;
-      unsigned long long count = n;
-      auto eb = static_cast<unsigned int>(elem);
-      void* args[] = {&dst, &offs, &vals, &count, &eb};
-      const auto grid = static_cast<unsigned>(std::min<std::uint64_t>(1024, (n + 255) / 256));
-      DISSECT_CU(drv, cuLaunchKernel(tools.scatter_fn, std::max(1u, grid), 1, 1, 256, 1, 1, 0, nullptr, args, nullptr));
+      for (std::uint32_t c = 0; c < copies; ++c) {
+        CUdeviceptr dst = p + c * copy_stride, offs = s, vals = s + 8 * n;
+        unsigned long long count = n;
+        auto eb = static_cast<unsigned int>(elem);
+        void* args[] = {&dst, &offs, &vals, &count, &eb};
+        const auto grid = static_cast<unsigned>(std::min<std::uint64_t>(1024, (n + 255) / 256));
+        DISSECT_CU(drv,
+                   cuLaunchKernel(tools.scatter_fn, std::max(1u, grid), 1, 1, 256, 1, 1, 0, nullptr, args, nullptr));
+      }
       // The (offset, value) buffer is reused by the next sparse array: wait.
       DISSECT_CU(drv, cuCtxSynchronize());
     }

@@ -45,11 +45,14 @@ struct PlacementTools {
   CUfunction scatter_fn = nullptr;      // dissect_scatter, when some array is sparse
 };
 
+// How far apart the copies of a LaunchArray lie (its size rounded up to its alignment).
+std::uint64_t copy_stride_bytes(const ArrayImage& image);
+
 // Whether placing `arrays` needs the helper kernels (scatter, batched fill).
 bool needs_helpers(std::span<const LaunchArray> arrays);
 
-// Places and writes the arrays (sequential ones only described in `fills`); returns
-// their references in order.
+// Places and writes the arrays (sequential ones only described in `fills`), every copy
+// of each; returns their references in order (of an array with copies, the first copy's).
 std::vector<dissect_array_ref> place_arrays(const CudaDriver& drv, std::span<const LaunchArray> arrays,
                                             const PlacementTools& tools, TextureSet& textures, FillBatch& fills);
 

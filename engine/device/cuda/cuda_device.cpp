@@ -306,7 +306,10 @@ SmemPlan CudaDevice::apply_smem(Kernel& k, const Experiment& e, std::uint32_t ne
   // Blocks of SM-private experiments always fill their shared configuration, packed
   // or not (parallel: false, several blocks): both ways run under the same L1/shared
   // split, so per-SM and one-at-a-time results are comparable.
-  const bool exclusive = is_sm_private(e.target) && e.carveout >= 0;
+  // Blocks with arrays of their own (layout.array per_block) measure what B SMs do at
+  // once: they too keep every other block off their SM.
+  const bool exclusive =
+      (is_sm_private(e.target) || e.layout.array == BlockArrays::per_block) && e.carveout >= 0;
   SmemPlan plan = plan_shared_memory(smem_, e.carveout, needed, k.static_shared, exclusive);
   // Set whenever the value differs from what the function has (a kernel object serves
   // several specs and groups: -1 is "no preference"); a sweep's groups mostly repeat it.
@@ -557,6 +560,9 @@ void CudaDevice::launch_group(const RunRequest& req, const LaunchGroup& group, K
   for (const std::size_t pi : group.points) experiments.push_back(&req.points[pi].experiment);
   CudaLimits limits;
   limits.max_shared_per_block = smem_.max_per_block_optin;
+  if (e0.layout.array == BlockArrays::per_block && e0.layout.blocks > sm_count_)
+    throw RunError("layout.blocks " + std::to_string(e0.layout.blocks) + " with layout.array per_block: the device has " +
+                   std::to_string(sm_count_) + " SMs, and every block must run on an SM of its own, at once");
   const std::unique_ptr<CudaLaunch> launch = family.cuda_launch(experiments, limits);
 
   // ---- arrays, parameter table, results -----------------------------------
@@ -660,6 +666,14 @@ void CudaDevice::launch_group(const RunRequest& req, const LaunchGroup& group, K
       if (!host[b].empty()) DISSECT_CU(drv_, cuMemcpyDtoH(host[b].data(), buffer_at[b], host[b].size()));
     if (!host_shared.empty()) DISSECT_CU(drv_, cuMemcpyDtoH(host_shared.data(), results, host_shared.size()));
     timeline::mark("group: read back");
+    if (e0.layout.array == BlockArrays::per_block) {  // the point's blocks at once, each on an SM of its own
+      std::vector<std::uint32_t> s(readback.as<std::uint32_t>(smid_output).begin(),
+                                   readback.as<std::uint32_t>(smid_output).end());
+      std::sort(s.begin(), s.end());
+      if (const auto clash = std::adjacent_find(s.begin(), s.end()); clash != s.end())
+        throw RunError("layout.array per_block: two blocks ran on SM " + std::to_string(*clash) +
+                       " (the shared-memory request did not keep them apart)");
+    }
     if (group.per_sm) {  // one block per SM, checked through %smid
       std::vector<std::uint32_t> s(readback.as<std::uint32_t>(smid_output).begin(),
                                    readback.as<std::uint32_t>(smid_output).end());

@@ -30,6 +30,9 @@ struct CudaLimits {
 struct LaunchArray {
   ArrayImage image;
   LoadPath path = LoadPath::ca;
+  // Global paths: identical copies placed one after the other, copy_stride_bytes(image)
+  // apart (layout.array per_block: one per block); the reference is the first copy's.
+  std::uint32_t copies = 1;
 };
 
 // The parameter table: sections of the template's structs, each 16-byte aligned,

@@ -5,6 +5,7 @@
 
 #include "engine/core/diagnostics.hpp"
 #include "engine/device/chase_order.hpp"
+#include "engine/device/cuda/array_placement.hpp"
 #include "engine/device/cuda/cuda_launch.hpp"
 #include "engine/device/cuda/template_abi.hpp"
 #include "engine/device/families/family_support.hpp"
@@ -38,6 +39,8 @@ class PchaseLaunch final : public CudaLaunch {
       LaunchArray a;
       a.image = make_array_image(e.array, e.element, start_bytes, e.path != LoadPath::constant);
       a.path = e.path;
+      m.per_block = e.layout.array == BlockArrays::per_block;
+      if (m.per_block) a.copies = m.blocks;
       const std::uint64_t pass_length = a.image.pass_length;
       arrays.push_back(std::move(a));
       for (auto s : start_bytes) m.starts.push_back(s / e.elem_bytes());
@@ -99,7 +102,14 @@ class PchaseLaunch final : public CudaLaunch {
   std::size_t lay_out(std::span<const dissect_array_ref> refs, ParamTable& table, OutputLayout& out,
                       std::vector<KernelArg>& args) override {
     for (std::size_t i = 0; i < metas_.size(); ++i)
-      for (std::uint32_t b = 0; b < metas_[i].blocks; ++b) entries_[metas_[i].first_entry + b].array = refs[i];
+      for (std::uint32_t b = 0; b < metas_[i].blocks; ++b) {
+        dissect_array_ref& ref = entries_[metas_[i].first_entry + b].array;
+        ref = refs[i];
+        if (metas_[i].per_block) {  // block b chases copy b (placed copy_stride_bytes apart)
+          ref.base += b * copy_stride_bytes(arrays[i].image);
+          ref.src = ref.base;
+        }
+      }
     const std::uint64_t nchasers = chasers_.size();
     const std::uint64_t points_at = table.add(entries_), chasers_at = table.add(chasers_);
     lat_ = out.add_samples(chain_ ? 0 : 4 * slots_);
@@ -124,6 +134,7 @@ class PchaseLaunch final : public CudaLaunch {
     const Meta& m = metas_[point];
     trace.params["sample_chunk"] = std::to_string(m.chunk);
     if (points[point]->array.frames == Frames::scattered) trace.params["frames"] = "scattered";
+    if (m.per_block) trace.params["block_arrays"] = "per_block";
     if (on_chip_)
       trace.params["on_chip_unit_cycles"] = std::to_string(DISSECT_ON_CHIP_UNIT);  // latencies saturate at 255 units
     const std::uint64_t chasers_of_point = std::uint64_t{m.blocks} * m.nch;
@@ -187,6 +198,7 @@ class PchaseLaunch final : public CudaLaunch {
   struct Meta {
     std::size_t first_entry = 0;
     std::uint32_t blocks = 1, nch = 1, chunk = 1;
+    bool per_block = false;  // layout.array per_block: block b chases copy b of the array
     std::vector<std::uint64_t> starts;  // element index per chaser of the point
   };
   bool chain_ = false;

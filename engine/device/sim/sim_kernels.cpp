@@ -84,6 +84,12 @@ class PlannedChase {
   unsigned i_ = 0;
 };
 
+// layout.array per_block: where block b's copy of the array starts, from the array's
+// start (as the CUDA device places them: chase_order.hpp).
+std::uint64_t block_array_offset(const Experiment& e, std::uint32_t block) {
+  return e.layout.array == BlockArrays::per_block ? block * per_block_array_stride(e.array.size_bytes) : 0;
+}
+
 // warmup_by block: every thread of each block loads the slots of one pass, (offset +
 // k s) mod N (chase_order.hpp's sequential and random passes), in the order of k, `warmup`
 // times, load number q (over all passes) by thread q mod threads, through its warp's
@@ -98,12 +104,13 @@ void warm_by_block(Ctx& c, std::uint64_t pass_length, std::size_t chasers_per_bl
     std::vector<BoundPath> by_warp;
     for (std::uint32_t w = 0; w < warps; ++w)
       by_warp.push_back(c.mem.bind(e.path, c.sm_of_block(b), w, e.array.frames == Frames::scattered));
+    const std::uint64_t copy_base = c.prof.address_base + block_array_offset(e, b);
     double cycles = 0;
     std::uint64_t load = 0;  // the kernel's k over all passes: thread k mod threads makes it
     for (std::uint32_t p = 0; p < e.warmup; ++p) {
       std::uint64_t off = e.array.offset_bytes % n;
       for (std::uint64_t k = 0; k < pass_length; ++k, ++load, off = off >= n - stride ? off - (n - stride) : off + stride)
-        cycles += c.mem.load(by_warp[(load % e.layout.threads) / c.prof.warp_size], c.prof.address_base + off);
+        cycles += c.mem.load(by_warp[(load % e.layout.threads) / c.prof.warp_size], copy_base + off);
     }
     for (std::size_t i = 0; i < chasers_per_block; ++i) charge(b * chasers_per_block + i, cycles / e.layout.threads);
   }
@@ -111,6 +118,9 @@ void warm_by_block(Ctx& c, std::uint64_t pass_length, std::size_t chasers_per_bl
 
 void run_pchase(Ctx& c) {
   const Experiment& e = c.e;
+  if (e.layout.array == BlockArrays::per_block && e.layout.blocks > c.prof.sm_count)
+    throw RunError("layout.blocks " + std::to_string(e.layout.blocks) + " with layout.array per_block: the device has " +
+                   std::to_string(c.prof.sm_count) + " SMs, and every block must run on an SM of its own, at once");
   const ChaseOrder order(e.array, e.elem_bytes());
   const std::uint64_t app = order.pass_length();
   const std::size_t nc = e.layout.chasers.size();
@@ -130,6 +140,7 @@ void run_pchase(Ctx& c) {
   struct Chaser {
     BoundPath bp;
     std::uint64_t start = 0;
+    std::uint64_t copy = 0;  // address of the block's array (layout.array per_block: its copy)
     std::int32_t sm = 0;
     double cycles = 0;
   };
@@ -140,6 +151,7 @@ void run_pchase(Ctx& c) {
     ch[g].sm = static_cast<std::int32_t>(c.sm_of_block(b));
     ch[g].bp = c.mem.bind(e.path, c.sm_of_block(b), t / c.prof.warp_size, e.array.frames == Frames::scattered);
     ch[g].start = chaser_start_offset(e, g);
+    ch[g].copy = base + block_array_offset(e, b);
   }
 
   // Planning (one chaser) pays when the chase touches more lines of a large
@@ -188,7 +200,7 @@ void run_pchase(Ctx& c) {
       for (std::uint64_t k = 0; k < warm; ++k) ch[0].cycles += load_next(off);
     } else {
       for (std::uint64_t k = 0; k < warm; ++k)
-        for (std::size_t g = 0; g < g_count; ++g) ch[g].cycles += c.mem.load(ch[g].bp, base + walkers[g].next());
+        for (std::size_t g = 0; g < g_count; ++g) ch[g].cycles += c.mem.load(ch[g].bp, ch[g].copy + walkers[g].next());
     }
     // Timed accesses.
     if (append) {
@@ -216,7 +228,7 @@ void run_pchase(Ctx& c) {
           lat = load_next(off);
         } else {
           off = walkers[g].next();
-          lat = c.mem.load(ch[g].bp, base + off);
+          lat = c.mem.load(ch[g].bp, ch[g].copy + off);
         }
         lat += noise.sample();
         if (chain) {
@@ -551,6 +563,7 @@ KernelRun simulate_point(MemorySystem& memory, const Point& point) {
   t.point_id = point.id;
   for (const auto& [k, v] : point_params(point)) t.params[k] = v;
   if (e.array.frames == Frames::scattered) t.params["frames"] = "scattered";
+  if (e.layout.array == BlockArrays::per_block) t.params["block_arrays"] = "per_block";
   // The correction per sample (engine/trace/trace.hpp): samples that average K
   // loads (chains, shared_stride) carry 1/K of the timer overhead, as on a GPU.
   t.timer_overhead_cycles =

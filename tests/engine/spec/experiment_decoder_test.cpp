@@ -211,6 +211,24 @@ TEST_CASE("warmup_by block: pchase, a pass the block can list, a path into memor
             .find("warmup_by: block with warmup: 0 warms nothing") != std::string::npos);
 }
 
+TEST_CASE("layout.array per_block: pchase on a global path, blocks kept apart by the shared configuration") {
+  const Spec s = load_spec_text("dissect: 1\npath: cg\ntarget: tlb\narray: {size: 1 MiB, stride: 64 B}\n"
+                                "layout: {blocks: 4, array: per_block}\n",
+                                "t.yaml");
+  CHECK(s.base.layout.array == BlockArrays::per_block);
+  CHECK(s.base.carveout == kCarveoutMaxL1);  // auto: the most L1, as for SM-private targets
+  CHECK(load_spec_text("dissect: 1\npath: cg\narray: {size: 1 MiB}\n", "t.yaml").base.layout.array ==
+        BlockArrays::shared);
+  CHECK(errors_of("dissect: 1\narray: {size: 1 MiB}\nlayout: {array: own}\n").find("layout.array") !=
+        std::string::npos);
+  CHECK(errors_of("dissect: 1\nkernel: throughput\narray: {size: 1 MiB}\nlayout: {array: per_block}\n")
+            .find("layout.array: per_block applies to kernel pchase (kernel is throughput)") != std::string::npos);
+  CHECK(errors_of("dissect: 1\npath: tex\narray: {size: 1 MiB}\nlayout: {array: per_block}\n")
+            .find("layout.array: per_block needs a global load path") != std::string::npos);
+  CHECK(errors_of("dissect: 1\npath: cg\narray: {size: 1 MiB}\nlayout: {array: per_block}\ncarveout: default\n")
+            .find("carveout default leaves that to the driver") != std::string::npos);
+}
+
 TEST_CASE("list pattern offsets must lie inside the array") {
   CHECK(errors_of("dissect: 1\narray: {size: 1 KiB, pattern: list, indices: [0, 300]}\n")
             .find("array.indices: offset 1200 B is not an element inside the array") != std::string::npos);

@@ -144,6 +144,24 @@ TEST_CASE("topology absorb: TLB levels, then coverage narrowed and entries, reac
   absorb::page_size(r, {finding("page_size", 2097152)});
   CHECK(r.tlb->page_bytes == 2097152u);
   CHECK((*r.tlb->levels)[0]["pages_per_entry"] == 16);
+  // 'tlb_scope': a stride per level (the pad grows with the level), 3/4 of its entries per
+  // SM with one to 32 SMs, 2E slots for one SM; each finding lands on its level.
+  r.device.sm_count = 8;
+  r.caches["l2"].size_bytes = 1ull << 30;  // slot room for the large level's two SMs
+  const auto scope = tlb_sweeps::scope_ranges(r);
+  REQUIRE(scope.size() == 2);
+  CHECK(scope[0].stride == 33554432 + tlb_sweeps::kSlotPad);
+  CHECK(scope[1].stride == 33554432 + 2 * tlb_sweeps::kSlotPad);
+  CHECK(scope[0].hit_slots == 12);
+  CHECK(scope[0].miss_slots == 32);
+  CHECK(scope[0].blocks == std::vector<std::uint32_t>{1, 2, 8});  // no more than the SMs
+  CHECK(scope[1].hit_slots == 192);
+  absorb::tlb_scope(r, {finding("tlb_scope", "sm", {{"stride_bytes", scope[0].stride}, {"private_up_to_sms", 8}}),
+                        finding("tlb_scope", nullptr, {{"stride_bytes", scope[1].stride}, {"reason", "noisy"}})});
+  CHECK((*r.tlb->levels)[0]["scope"] == "sm");
+  CHECK((*r.tlb->levels)[0]["scope_private_up_to_sms"] == 8);
+  CHECK_FALSE((*r.tlb->levels)[1].contains("scope"));
+  CHECK((*r.tlb->levels)[1]["scope_summary"] == "tlb_scope summary");
 }
 
 TEST_CASE("topology absorb: stage steps every few slots give the reach of entries wider than the page") {

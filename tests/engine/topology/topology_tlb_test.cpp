@@ -23,7 +23,7 @@ json tlb_topology(const std::string& profile) {
   test::TempDir out;
   TopologyOptions o;
   o.out_dir = out.path();
-  o.only = {"tlb", "page_size", "page_size_scattered", "tlb_entries", "tlb_sets"};
+  o.only = {"tlb", "page_size", "page_size_scattered", "tlb_entries", "tlb_sets", "tlb_scope"};
   std::atomic<bool> stop{false};
   json r = run_topology(*device, o, stop);
   REQUIRE(r["status"] == "complete");

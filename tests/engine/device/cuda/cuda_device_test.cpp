@@ -281,6 +281,29 @@ TEST_SUITE("gpu") {
     }
   }
 
+  TEST_CASE("layout.array per_block: blocks on SMs of their own, each chasing a copy of its own") {
+    if (!need_gpu()) return;
+    // Four blocks over copies of a 4 MiB array (random: the host image copied into each;
+    // sequential: a device fill of each): every block records the same offsets from the same start, on an SM of its own,
+    // and the chase checks its final index against the samples (the copies hold the cycle).
+    for (const char* pattern : {"random", "sequential"}) {
+      const std::string pattern_s = pattern;
+      CAPTURE(pattern_s);
+      const Collect c = run_spec_text("dissect: 1\nname: t\npath: cg\ntarget: l2\narray: {size: 4 MiB, stride: 4 KiB, "
+                                      "pattern: " + pattern_s + "}\nlayout: {blocks: 4, array: per_block}\niterations: 512\n");
+      REQUIRE(c.points.size() == 1);
+      const PointTrace& t = c.points[0].second;
+      REQUIRE(t.samples.size() == 4 * 512);
+      std::map<std::uint32_t, std::vector<std::uint64_t>> offsets;
+      std::set<std::int32_t> sms;
+      for (const auto& s : t.samples) offsets[s.thread].push_back(s.offset_bytes), sms.insert(s.sm_id);
+      REQUIRE(offsets.size() == 4);
+      CHECK(sms.size() == 4);
+      for (const auto& [thread, o] : offsets) CHECK(o == offsets.begin()->second);
+      CHECK(t.device_note("block_arrays") == "per_block");
+    }
+  }
+
   TEST_CASE("chain mode: one sample per repeat, averaged over the chain") {
     if (!need_gpu()) return;
     const Collect c = run_spec_text(

@@ -512,3 +512,38 @@ TEST_CASE("throughput stores: the write path and its bandwidths") {
   CHECK(rate("store", "shared", "shared", "32 KiB") == doctest::Approx(64).epsilon(0.01));
   CHECK(rate("load", "shared", "shared", "32 KiB") == doctest::Approx(128).epsilon(0.01));
 }
+
+TEST_CASE("layout.array per_block: each block chases a copy of its own, placed apart") {
+  // tlb-three's L2 holds 8 MiB: two blocks over one 6 MiB array hit it, two blocks over
+  // 6 MiB each (12 MiB in all) miss it.
+  auto dev = sim_device("tlb-three");
+  const std::string extra = "target: l2\nlayout: {blocks: 2}\niterations: 2048\n";
+  const PointTrace one = run_spec_point(dev, chase("cg", "6 MiB", "128 B", extra));
+  const PointTrace own =
+      run_spec_point(dev, chase("cg", "6 MiB", "128 B", "target: l2\nlayout: {blocks: 2, array: per_block}\n"
+                                                        "iterations: 2048\n"));
+  CHECK(own.params.at("block_arrays") == "per_block");
+  CHECK(one.params.count("block_arrays") == 0);
+  auto mean_of = [](const PointTrace& t, std::uint32_t thread) {
+    double sum = 0;
+    std::size_t n = 0;
+    for (const auto& s : t.samples)
+      if (s.thread == thread) sum += s.latency, ++n;
+    return n > 0 ? sum / static_cast<double>(n) : 0.0;
+  };
+  CHECK(mean_of(one, 0) < 320);  // L2 hits, near or far
+  CHECK(mean_of(own, 0) > 500);  // DRAM: the copies do not fit together
+  // Both blocks record offsets in their own copy, from the same start, on SMs of their own.
+  std::set<std::uint64_t> first0, first1;
+  std::set<std::int32_t> sms;
+  for (const auto& s : own.samples) {
+    (s.thread == 0 ? first0 : first1).insert(s.offset_bytes);
+    sms.insert(s.sm_id);
+  }
+  CHECK(first0 == first1);
+  CHECK(sms.size() == 2);
+  // More blocks than SMs cannot all run at once.
+  CHECK_THROWS_WITH_AS(
+      run_spec_point(dev, chase("cg", "1 MiB", "128 B", "target: l2\nlayout: {blocks: 9, array: per_block}\n")),
+      doctest::Contains("every block must run on an SM of its own"), RunError);
+}
