@@ -46,6 +46,20 @@ void size(CacheResult& c, const Findings& fs) {
   if (f->miss_latency_cycles) c.miss_level_cycles = f->miss_latency_cycles;
 }
 
+void l2_whole(TopologyResult& r, const Findings& fs, std::uint64_t sms) {
+  const auto f = findings::cache_size(fs);
+  if (!f) return;
+  CacheResult& c = r.cache("l2");
+  c.whole_gpu_sms = sms;
+  if (!f->size_bytes) {
+    c.whole_gpu_bytes.reset();
+    c.whole_gpu_note = "every SM at once (" + std::to_string(sms) + "): " + f->verdict.reason;
+    return;
+  }
+  c.whole_gpu_bytes = *f->size_bytes * sms;
+  c.whole_gpu_note.reset();
+}
+
 void line(TopologyResult& r, const std::string& cache, const Findings& fs) {
   const auto f = findings::line_size(fs);
   if (!f) return;

@@ -31,6 +31,9 @@ void constant_l15_size(TopologyResult& r, const Findings& fs);
 void texture_amount(TopologyResult& r, const Findings& fs);
 void l2_levels(TopologyResult& r, const Findings& fs);
 void banks(TopologyResult& r, const Findings& fs);
+// 'l2_whole_size': the per-SM knee of `sms` SMs at once, times `sms`, as the L2's
+// whole_gpu_bytes (or why not).
+void l2_whole(TopologyResult& r, const Findings& fs, std::uint64_t sms);
 // 'tlb': the levels, their entries (or a range), reach, coverage and penalties.
 void tlb_levels(TopologyResult& r, const Findings& fs);
 // 'tlb_entries' narrows a level's entries; 'tlb_sets' gives its entries, sets

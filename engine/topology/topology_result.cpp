@@ -19,6 +19,9 @@ json cache_json(const CacheResult& c) {
   json j = json::object();
   put(j, "unsupported", c.unsupported);
   put(j, "size_bytes", c.size_bytes);
+  put(j, "whole_gpu_bytes", c.whole_gpu_bytes);
+  put(j, "whole_gpu_sms", c.whole_gpu_sms);
+  put(j, "whole_gpu_note", c.whole_gpu_note);
   put(j, "size_confidence", c.size_confidence);
   put(j, "size_note", c.size_note);
   put(j, "size_lower_bound_bytes", c.size_lower_bound_bytes);

@@ -48,6 +48,11 @@ struct CacheResult {
   std::optional<std::string> per_sm_note;
 
   std::optional<std::vector<double>> hit_levels_cycles;  // L2: near/far hits
+  // L2: what every SM at once fills with lines of its own (the l2_whole_size step), and
+  // how many SMs that took; size_bytes stays what one SM fills.
+  std::optional<std::uint64_t> whole_gpu_bytes;
+  std::optional<std::uint64_t> whole_gpu_sms;
+  std::optional<std::string> whole_gpu_note;  // why not measured, or how to read it
 
   std::optional<std::uint64_t> banks, bank_width_bytes;  // shared memory
 };

@@ -234,6 +234,9 @@ TopologyStep dram_bandwidth_step(const std::string& key) {
   return s;
 }
 
+// One block per SM for the whole-L2 step (at most 1024: the grid the step's blocks fill).
+std::uint64_t l2_whole_sms(const TopologyResult& r) { return std::min<std::uint64_t>(r.device.sm_count.value_or(1), 1024); }
+
 // The page-size step: N fixed at twice the first TLB level's coverage (known,
 // or the top of its range), rounded up to a power of two, at least 1 GiB and at
 // most what 'tlb' could allocate and 2^20 slots of the smallest stride (4 KiB:
@@ -314,6 +317,28 @@ std::vector<TopologyStep> topology_plan() {
                   },
                   .needs = {"l2_size"},
                   .absorb = absorb::l2_levels});
+  // The L2 every SM fills at once, each with lines of its own: one block per SM (up to
+  // 1024), an array per block; the knee search runs over the per-SM size, from an eighth of
+  // the one-SM figure's share to four times the driver's L2 in all.
+  plan.push_back({.id = "l2_whole_size",
+                  .label = "L2 size (every SM)",
+                  .cache = "l2",
+                  .sizes_from = [](const TopologyResult& r) -> StepSizing {
+                    const std::uint64_t sms = l2_whole_sms(r);
+                    if (sms < 2) return SkipStep{"one SM: the one-SM L2 size is the whole"};
+                    const auto one = r.size_of("l2");
+                    if (!one) return SkipStep{"the L2 size seen from one SM was not measured"};
+                    const std::uint64_t stride = r.fetch_of("l2").value_or(32);
+                    const std::uint64_t whole = std::max(*one, r.driver.l2_bytes.value_or(*one));
+                    const std::uint64_t from = std::max(stride * 64, round_to(*one / 8 / sms, stride));
+                    const std::uint64_t to = std::max(2 * from, round_to(4 * whole / sms, stride));
+                    return Overrides{{"array.stride", bytes(stride)},
+                                     {"layout.blocks", std::to_string(sms)},
+                                     {"sweep.array.size", "{search: knee, from: " + bytes(from) + ", to: " + bytes(to) +
+                                                              ", resolution: 4%}"}};
+                  },
+                  .needs = {"l2_fetch", "l2_size"},
+                  .absorb = [](TopologyResult& r, const Findings& fs) { absorb::l2_whole(r, fs, l2_whole_sms(r)); }});
   plan.push_back(latency_step("dram", "main memory latency"));
   plan.push_back(latency_step("shared", "shared memory latency"));
   plan.push_back(

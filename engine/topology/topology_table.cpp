@@ -312,6 +312,20 @@ std::string topology_conditions_line(const json& r) {
          "bundle.json \"conditions\" says what was seen)";
 }
 
+std::string topology_l2_whole_line(const json& r) {
+  const json& caches = r.value("caches", json::object());
+  if (!caches.contains("l2")) return "";
+  const json& c = caches["l2"];
+  if (!c.contains("whole_gpu_bytes") && !c.contains("whole_gpu_note")) return "";
+  std::string s = "L2 from every SM at once";
+  if (c.contains("whole_gpu_sms")) s += " (" + c["whole_gpu_sms"].dump() + " SMs, lines of their own)";
+  if (!c.contains("whole_gpu_bytes")) return s + ": undetermined: " + c["whole_gpu_note"].get<std::string>();
+  s += ": " + size_of(c, "whole_gpu_bytes");
+  if (c.contains("size_bytes")) s += "; one SM: " + size_of(c, "size_bytes");
+  if (c.contains("driver_size_bytes") && c["driver_size_bytes"].is_number()) s += "; driver: " + size_of(c, "driver_size_bytes");
+  return s;
+}
+
 std::string topology_table(const json& r) {
   std::ostringstream os;
   os << topology_headline(r) << "\n\n" << render_padded(topology_cache_table(r));
@@ -321,6 +335,7 @@ std::string topology_table(const json& r) {
     for (const auto& l : caches["l2"]["hit_levels_cycles"]) os << l.get<double>() << " ";
     os << "cycles\n";
   }
+  if (const std::string whole = topology_l2_whole_line(r); !whole.empty()) os << whole << "\n";
   if (const auto tlb = topology_tlb_table(r); !tlb.rows.empty()) os << "\nTLB\n" << render_padded(tlb);
   else if (r.contains("tlb") && r["tlb"].contains("levels_note"))
     os << "\nTLB: no level found: " << r["tlb"]["levels_note"].get<std::string>() << "\n";

@@ -24,6 +24,9 @@ TopologyTable topology_tlb_table(const nlohmann::json& result);
 // "page size: 2 MiB (scattered frames); over one allocation ...", "page size:
 // undetermined: why", or "" without a page step.
 std::string topology_page_line(const nlohmann::json& result);
+// "L2 from every SM at once (132 SMs, lines of their own): 33.5 MiB; one SM: 23.5 MiB;
+// driver: 50 MiB", the step's note where it measured none, or "" where it did not run.
+std::string topology_l2_whole_line(const nlohmann::json& result);
 TopologyTable topology_bandwidth_table(const nlohmann::json& result);
 TopologyTable topology_experiment_table(const nlohmann::json& result, bool incomplete_only);
 

@@ -232,3 +232,15 @@ TEST_CASE("topology absorb: DRAM read and write beside the driver's peak, where 
   CHECK_FALSE(r.bandwidth["l2_write"].bound_gbps);
   CHECK_FALSE(r.bandwidth["l2_write"].share_of_bound);
 }
+
+TEST_CASE("topology absorb: the L2 from every SM is the per-SM knee times the SMs, or why not") {
+  TopologyResult r;
+  absorb::l2_whole(r, {finding("cache_size", 262144)}, 132);
+  CHECK(r.caches["l2"].whole_gpu_bytes == 132ull * 262144);
+  CHECK(r.caches["l2"].whole_gpu_sms == 132u);
+  CHECK_FALSE(r.caches["l2"].whole_gpu_note);
+  absorb::l2_whole(r, {finding("cache_size", nullptr, {{"reason", "no knee"}})}, 132);
+  CHECK_FALSE(r.caches["l2"].whole_gpu_bytes);
+  REQUIRE(r.caches["l2"].whole_gpu_note);
+  CHECK(r.caches["l2"].whole_gpu_note->find("no knee") != std::string::npos);
+}

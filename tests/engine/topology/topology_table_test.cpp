@@ -24,7 +24,7 @@ json sample_result() {
                             {"driver_per_sm_bytes", 233472}}}}},
               {"tlb", {{"levels", {{{"entries", 16}, {"reach_bytes", 33554432}, {"pages_per_entry", 16},
                                     {"coverage_bytes", 536870912}, {"miss_penalty_cycles", 12},
-                                    {"associativity", "full"}, {"sets", 1}, {"set_sizes", {16}}},
+                                    {"associativity", "full"}, {"sets", 1}, {"set_sizes", {16}}, {"scope", "sm"}},
                                    {{"entries", 65}, {"reach_bytes", 2097152}, {"coverage_bytes", 136314880},
                                     {"miss_penalty_cycles", 84}, {"set_sizes", {17, 8, 8}}}}},
                        {"page_bytes", 2097152}}},
@@ -54,8 +54,8 @@ TEST_CASE("topology tables: caches, TLB, bandwidth and experiments from topology
 
   const auto tlb = topology_tlb_table(r);
   REQUIRE(tlb.rows.size() == 2);
-  CHECK(tlb.rows[0] == std::vector<std::string>{"L1", "16", "32 MiB (16 pages)", "512 MiB", "12", "full"});
-  CHECK(tlb.rows[1] == std::vector<std::string>{"L2", "65", "2 MiB", "130 MiB", "84", "17,8,8"});
+  CHECK(tlb.rows[0] == std::vector<std::string>{"L1", "16", "32 MiB (16 pages)", "512 MiB", "12", "full", "per SM"});
+  CHECK(tlb.rows[1] == std::vector<std::string>{"L2", "65", "2 MiB", "130 MiB", "84", "17,8,8", "-"});
   CHECK(topology_page_line(r) == "page size: 2 MiB");
 
   const auto bw = topology_bandwidth_table(r);
@@ -72,6 +72,19 @@ TEST_CASE("topology tables: caches, TLB, bandwidth and experiments from topology
 
   CHECK(topology_headline(r) == "device: Test GPU (sim:x), sm_90, 4 SMs, fast mode, wall 1.2 s (kernels 300 ms, "
                                 "compile 7 ms)");
+}
+
+TEST_CASE("the L2 from every SM: beside the one-SM and the driver's figures, or why not") {
+  json r = sample_result();
+  CHECK(topology_l2_whole_line(r).empty());  // the step did not run
+  r["caches"]["l2"] = {{"size_bytes", 25165824}, {"driver_size_bytes", 52428800}, {"whole_gpu_bytes", 34603008},
+                       {"whole_gpu_sms", 132}};
+  CHECK(topology_l2_whole_line(r) ==
+        "L2 from every SM at once (132 SMs, lines of their own): 33 MiB; one SM: 24 MiB; driver: 50 MiB");
+  CHECK(topology_table(r).find("L2 from every SM at once") != std::string::npos);
+  r["caches"]["l2"].erase("whole_gpu_bytes");
+  r["caches"]["l2"]["whole_gpu_note"] = "no knee";
+  CHECK(topology_l2_whole_line(r) == "L2 from every SM at once (132 SMs, lines of their own): undetermined: no knee");
 }
 
 TEST_CASE("the terminal table aligns columns and lists what did not complete") {
@@ -119,7 +132,7 @@ TEST_CASE("TLB rows: entries and coverage as ranges, a lower bound on the sets; 
               {"page_note", "saturates at 32 MiB, which is no page size"}};
   const auto t = topology_tlb_table(r);
   REQUIRE(t.rows.size() == 1);
-  CHECK(t.rows[0] == std::vector<std::string>{"L1", "4096-5792", "-", "8 GiB .. 11584 MiB", "200", ">= 64 sets x 16"});
+  CHECK(t.rows[0] == std::vector<std::string>{"L1", "4096-5792", "-", "8 GiB .. 11584 MiB", "200", ">= 64 sets x 16", "-"});
   CHECK(topology_table(r).find("page size: undetermined: saturates at 32 MiB") != std::string::npos);
 }
 

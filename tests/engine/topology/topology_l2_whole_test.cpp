@@ -1,0 +1,66 @@
+// End-to-end: the L2 that every SM fills at once (the l2_whole_size step) on simulated GPUs
+// whose L2 is one cache, two partitions, or two partitions that copy far lines into the
+// SM's near one (the H100 profile): each must come out as its profile implies.
+#include <doctest/doctest.h>
+
+#include <atomic>
+
+#include "engine/device/device.hpp"
+#include "engine/device/sim/sim_profile.hpp"
+#include "engine/topology/topology_runner.hpp"
+#include "support/temp_dir.hpp"
+
+using namespace dissect;
+using json = nlohmann::json;
+
+namespace {
+
+json l2_topology(const std::string& profile) {
+  auto device = open_device("sim:" + profile);
+  test::TempDir out;
+  TopologyOptions o;
+  o.out_dir = out.path();
+  o.only = {"l2_latency", "l2_fetch", "l2_size", "l2_whole_size"};
+  std::atomic<bool> stop{false};
+  json r = run_topology(*device, o, stop);
+  REQUIRE(r["status"] == "complete");
+  return r;
+}
+
+const sim::CacheSpec& l2_of(const sim::Profile& p) {
+  for (const auto& c : p.caches)
+    if (c.name == "l2") return c;
+  FAIL("the profile has no l2");
+  return p.caches.front();
+}
+
+}  // namespace
+
+TEST_CASE("topology L2 from every SM: the whole cache where no line is held twice") {
+  for (const char* name : {"tlb-three", "fermi-gtx560ti"}) {
+    CAPTURE(name);
+    const json r = l2_topology(name);
+    const json& l2 = r["caches"]["l2"];
+    INFO(l2.dump());
+    const auto truth = sim::load_profile_file(sim::resolve_profile_path(name));
+    const double size = static_cast<double>(l2_of(truth).geometry.capacity_bytes());
+    REQUIRE(l2.contains("whole_gpu_bytes"));
+    CHECK(l2["whole_gpu_sms"] == truth.sm_count);
+    CHECK(l2["whole_gpu_bytes"].get<double>() == doctest::Approx(size).epsilon(0.06));
+  }
+}
+
+TEST_CASE("topology L2 from every SM: far lines copied into the near partition hold two thirds") {
+  // Two partitions; each SM's lines lie half in its far partition, and each of those is
+  // held twice (at home and in the near partition): the SMs fill 1.5 x their lines.
+  const json r = l2_topology("h100-sxm");
+  const json& l2 = r["caches"]["l2"];
+  INFO(l2.dump());
+  const auto truth = sim::load_profile_file(sim::resolve_profile_path("h100-sxm"));
+  REQUIRE(l2_of(truth).partitions.replicate);
+  const double size = static_cast<double>(l2_of(truth).geometry.capacity_bytes());
+  REQUIRE(l2.contains("whole_gpu_bytes"));
+  CHECK(l2["whole_gpu_bytes"].get<double>() == doctest::Approx(size / 1.5).epsilon(0.06));
+  // One SM fills its near partition: half the L2.
+  CHECK(l2["size_bytes"].get<double>() == doctest::Approx(size / 2).epsilon(0.06));
+}
