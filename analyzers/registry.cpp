@@ -17,6 +17,7 @@ std::unique_ptr<Analyzer> make_bank_conflicts_analyzer();
 std::unique_ptr<Analyzer> make_bandwidth_analyzer();
 std::unique_ptr<Analyzer> make_sharing_analyzer();
 std::unique_ptr<Analyzer> make_amount_analyzer();
+std::unique_ptr<Analyzer> make_partition_map_analyzer();
 
 const std::vector<std::unique_ptr<Analyzer>>& analyzers() {
   static const std::vector<std::unique_ptr<Analyzer>> all = [] {
@@ -35,6 +36,7 @@ const std::vector<std::unique_ptr<Analyzer>>& analyzers() {
     v.push_back(make_bandwidth_analyzer());
     v.push_back(make_sharing_analyzer());
     v.push_back(make_amount_analyzer());
+    v.push_back(make_partition_map_analyzer());
     return v;
   }();
   return all;

@@ -60,6 +60,24 @@ void l2_whole(TopologyResult& r, const Findings& fs, std::uint64_t sms) {
   c.whole_gpu_note.reset();
 }
 
+void l2_partition_map(TopologyResult& r, const Findings& fs) {
+  for (const Finding& f : fs) {
+    if (f.analyzer != "partition_map") continue;
+    CacheResult& c = r.cache("l2");
+    if (f.value.is_null()) {
+      c.partition_map.reset();
+      c.partition_map_note = f.summary;
+      return;
+    }
+    nlohmann::json m = f.details;
+    m["groups"] = f.value;
+    m["summary"] = f.summary;
+    c.partition_map = std::move(m);
+    c.partition_map_note.reset();
+    return;
+  }
+}
+
 void line(TopologyResult& r, const std::string& cache, const Findings& fs) {
   const auto f = findings::line_size(fs);
   if (!f) return;

@@ -34,6 +34,9 @@ void banks(TopologyResult& r, const Findings& fs);
 // 'l2_whole_size': the per-SM knee of `sms` SMs at once, times `sms`, as the L2's
 // whole_gpu_bytes (or why not).
 void l2_whole(TopologyResult& r, const Findings& fs, std::uint64_t sms);
+// 'l2_partition_map': the SM groups near each partition, the lines' granularity and
+// function (the partition_map finding), or why not.
+void l2_partition_map(TopologyResult& r, const Findings& fs);
 // 'tlb': the levels, their entries (or a range), reach, coverage and penalties.
 void tlb_levels(TopologyResult& r, const Findings& fs);
 // 'tlb_entries' narrows a level's entries; 'tlb_sets' gives its entries, sets

@@ -81,10 +81,11 @@ TopologyReport write_topology_report(const std::string& topology_dir, const repo
     for (const auto& l : c["l2"]["hit_levels_cycles"]) levels += (levels.empty() ? "" : " / ") + l.dump();
     extras.tables.back().note = "L2 hit latency levels (near/far partitions): " + levels + " cycles.";
   }
-  if (const std::string whole = topology_l2_whole_line(r); !whole.empty() && !extras.tables.empty()) {
-    std::string& note = extras.tables.back().note;
-    note += std::string(note.empty() ? "" : " ") + whole + ".";
-  }
+  for (const std::string& line : {topology_l2_whole_line(r), topology_l2_partition_line(r)})
+    if (!line.empty() && !extras.tables.empty()) {
+      std::string& note = extras.tables.back().note;
+      note += std::string(note.empty() ? "" : " ") + line + ".";
+    }
   if (auto t = topology_tlb_table(r); !t.rows.empty()) extras.tables.push_back(as_report_table(t));
   else if (r.contains("tlb") && r["tlb"].contains("levels_note"))
     extras.tables.push_back(as_report_table(t, "No TLB level found: " + r["tlb"]["levels_note"].get<std::string>()));

@@ -53,6 +53,10 @@ struct CacheResult {
   std::optional<std::uint64_t> whole_gpu_bytes;
   std::optional<std::uint64_t> whole_gpu_sms;
   std::optional<std::string> whole_gpu_note;  // why not measured, or how to read it
+  // L2: the partition_map finding's details (SM groups, granularity, function) and summary,
+  // or why none (partition_map_note).
+  std::optional<nlohmann::json> partition_map;
+  std::optional<std::string> partition_map_note;
 
   std::optional<std::uint64_t> banks, bank_width_bytes;  // shared memory
 };

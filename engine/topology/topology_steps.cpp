@@ -339,6 +339,26 @@ std::vector<TopologyStep> topology_plan() {
                   },
                   .needs = {"l2_fetch", "l2_size"},
                   .absorb = [](TopologyResult& r, const Findings& fs) { absorb::l2_whole(r, fs, l2_whole_sms(r)); }});
+  // Which SMs are near which partition, and which lines each holds: every SM (up to 1024)
+  // over the same lines, half a MiB or less of the one-SM L2, every access timed.
+  plan.push_back({.id = "l2_partition_map",
+                  .label = "L2 partitions (SMs and lines)",
+                  .cache = "l2",
+                  .sizes_from = [](const TopologyResult& r) -> StepSizing {
+                    const std::uint64_t sms = l2_whole_sms(r);
+                    if (sms < 2) return SkipStep{"one SM: no SM is nearer a partition than another"};
+                    const auto one = r.size_of("l2");
+                    if (!one) return SkipStep{"the L2 size seen from one SM was not measured"};
+                    std::uint64_t n = 512 * 1024;
+                    while (n > 64 * 128 && n > *one / 4) n /= 2;  // every line an L2 hit from every SM
+                    const std::uint64_t lines = n / 128;
+                    return Overrides{{"array.size", bytes(n)},
+                                     {"layout.blocks", std::to_string(sms)},
+                                     {"layout.thread_offset", bytes(std::max<std::uint64_t>(1, lines / sms) * 128)},
+                                     {"iterations", std::to_string(lines)}};
+                  },
+                  .needs = {"l2_size"},
+                  .absorb = absorb::l2_partition_map});
   plan.push_back(latency_step("dram", "main memory latency"));
   plan.push_back(latency_step("shared", "shared memory latency"));
   plan.push_back(

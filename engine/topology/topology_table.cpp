@@ -326,6 +326,16 @@ std::string topology_l2_whole_line(const json& r) {
   return s;
 }
 
+std::string topology_l2_partition_line(const json& r) {
+  const json& caches = r.value("caches", json::object());
+  if (!caches.contains("l2")) return "";
+  const json& c = caches["l2"];
+  if (c.contains("partition_map") && c["partition_map"].contains("summary"))
+    return "L2 partitions: " + c["partition_map"]["summary"].get<std::string>();
+  if (c.contains("partition_map_note")) return "L2 partitions: undetermined: " + c["partition_map_note"].get<std::string>();
+  return "";
+}
+
 std::string topology_table(const json& r) {
   std::ostringstream os;
   os << topology_headline(r) << "\n\n" << render_padded(topology_cache_table(r));
@@ -336,6 +346,7 @@ std::string topology_table(const json& r) {
     os << "cycles\n";
   }
   if (const std::string whole = topology_l2_whole_line(r); !whole.empty()) os << whole << "\n";
+  if (const std::string parts = topology_l2_partition_line(r); !parts.empty()) os << parts << "\n";
   if (const auto tlb = topology_tlb_table(r); !tlb.rows.empty()) os << "\nTLB\n" << render_padded(tlb);
   else if (r.contains("tlb") && r["tlb"].contains("levels_note"))
     os << "\nTLB: no level found: " << r["tlb"]["levels_note"].get<std::string>() << "\n";

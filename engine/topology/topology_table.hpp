@@ -27,6 +27,9 @@ std::string topology_page_line(const nlohmann::json& result);
 // "L2 from every SM at once (132 SMs, lines of their own): 33.5 MiB; one SM: 23.5 MiB;
 // driver: 50 MiB", the step's note where it measured none, or "" where it did not run.
 std::string topology_l2_whole_line(const nlohmann::json& result);
+// "L2 partitions: <the partition_map finding's summary>", "L2 partitions: undetermined:
+// <why>", or "" where the step did not run.
+std::string topology_l2_partition_line(const nlohmann::json& result);
 TopologyTable topology_bandwidth_table(const nlohmann::json& result);
 TopologyTable topology_experiment_table(const nlohmann::json& result, bool incomplete_only);
 
