@@ -128,34 +128,48 @@ class PartitionMapAnalyzer final : public Analyzer {
       lat.push_back(std::move(v));
     }
     ev["spread_p10_p90"] = gaps;
-    // Groups: agreement with the first SM's split.
+    // Groups: first by agreement with the first SM's split; then each SM against its
+    // group's majority (the labels), which the first SM's own noise no longer sways.
     std::vector<int> group(sms.size());
-    std::vector<double> agree(sms.size());
     for (std::size_t k = 0; k < sms.size(); ++k) {
       std::size_t same = 0;
       for (std::size_t i = 0; i < lines.size(); ++i) same += near[k][i] == near[0][i];
-      agree[k] = static_cast<double>(same) / static_cast<double>(lines.size());
-      group[k] = agree[k] >= 0.5 ? 0 : 1;
-      const double fit = group[k] == 0 ? agree[k] : 1 - agree[k];
-      if (fit < min_agreement)
-        return fail("SM " + std::to_string(sms[k]) + " splits the lines like neither group (" + stats::percent(fit) +
-                    " of lines as its nearer group; min_agreement " + stats::percent(min_agreement) + ")");
+      group[k] = 2 * same >= lines.size() ? 0 : 1;
     }
+    // Line labels: 1 where group 0's majority finds it near.
+    std::vector<int> label(lines.size());
+    for (std::size_t i = 0; i < lines.size(); ++i) {
+      std::size_t votes = 0, members = 0;
+      for (std::size_t k = 0; k < sms.size(); ++k)
+        if (group[k] == 0) votes += static_cast<std::size_t>(near[k][i]), ++members;
+      label[i] = 2 * votes > members ? 1 : 0;
+    }
+    nlohmann::json fits = nlohmann::json::array();
+    for (std::size_t k = 0; k < sms.size(); ++k) {
+      std::size_t same = 0;
+      for (std::size_t i = 0; i < lines.size(); ++i) same += near[k][i] == label[i];
+      const double a = static_cast<double>(same) / static_cast<double>(lines.size());
+      group[k] = a >= 0.5 ? 0 : 1;
+      const double fit = group[k] == 0 ? a : 1 - a;
+      fits.push_back({sms[k], fit});
+      if (fit < min_agreement) {
+        ev["agreement_with_group"] = fits;
+        return fail("SM " + std::to_string(sms[k]) + " splits the lines like neither group (" + stats::percent(fit) +
+                    " of lines as its nearer group's majority; min_agreement " + stats::percent(min_agreement) + ")");
+      }
+    }
+    ev["agreement_with_group"] = fits;
     std::vector<std::int32_t> g0, g1;
     for (std::size_t k = 0; k < sms.size(); ++k) (group[k] == 0 ? g0 : g1).push_back(sms[k]);
     ev["groups"] = {g0, g1};
-    // Line labels: 1 where group 0's majority finds it near.
-    std::vector<int> label(lines.size());
     double margin_sum = 0;
     for (std::size_t i = 0; i < lines.size(); ++i) {
-      std::size_t votes = 0, members = 0;
       double a = 0, b = 0;
       std::size_t na = 0, nb = 0;
       for (std::size_t k = 0; k < sms.size(); ++k) {
-        if (group[k] == 0) votes += near[k][i], ++members, a += lat[k][i], ++na;
+        if (group[k] == 0) a += lat[k][i], ++na;
         else b += lat[k][i], ++nb;
       }
-      label[i] = 2 * votes > members ? 1 : 0;
       if (na > 0 && nb > 0) margin_sum += std::fabs(a / static_cast<double>(na) - b / static_cast<double>(nb));
     }
     const double share = std::accumulate(label.begin(), label.end(), 0.0) / static_cast<double>(label.size());
