@@ -88,33 +88,62 @@ class PartitionMapAnalyzer final : public Analyzer {
 
  private:
   Finding analyze_point(const PointTrace& p, double min_gap, double min_agreement, std::size_t max_bits) const {
-    // The median latency of each (SM, line): every SM's first timed visits, and later ones.
-    std::map<std::int32_t, std::map<std::uint64_t, std::vector<double>>> by_sm;
-    for (const Sample* s : p.measured_samples()) by_sm[s->sm_id][s->offset_bytes].push_back(s->latency);
-    std::vector<std::uint64_t> lines;
-    {
-      std::map<std::uint64_t, int> seen;
-      for (const auto& [sm, m] : by_sm)
-        for (const auto& [off, v] : m) ++seen[off];
-      for (const auto& [off, n] : seen)
-        if (static_cast<std::size_t>(n) == by_sm.size()) lines.push_back(off);  // every SM visited it
+    // Each (SM, line) cell keeps its first three timed visits (their median is the
+    // latency): flat arrays over the SMs and lines seen, a million samples in milliseconds.
+    const auto samples = p.measured_samples();
+    std::vector<std::int32_t> sm_ids;
+    std::vector<std::uint64_t> offsets;
+    sm_ids.reserve(samples.size());
+    offsets.reserve(samples.size());
+    for (const Sample* x : samples) sm_ids.push_back(x->sm_id), offsets.push_back(x->offset_bytes);
+    auto unique_sorted = [](auto& v) {
+      std::sort(v.begin(), v.end());
+      v.erase(std::unique(v.begin(), v.end()), v.end());
+    };
+    unique_sorted(sm_ids);
+    unique_sorted(offsets);
+    struct Cell {
+      float v[3] = {0, 0, 0};
+      std::uint8_t n = 0;
+    };
+    std::vector<Cell> cells(sm_ids.size() * offsets.size());
+    auto index_of = [](const auto& v, auto key) {
+      return static_cast<std::size_t>(std::lower_bound(v.begin(), v.end(), key) - v.begin());
+    };
+    for (const Sample* x : samples) {
+      Cell& c = cells[index_of(sm_ids, x->sm_id) * offsets.size() + index_of(offsets, x->offset_bytes)];
+      if (c.n < 3) c.v[c.n++] = static_cast<float>(x->latency);
     }
-    nlohmann::json ev{{"sms", by_sm.size()}, {"lines", lines.size()}};
+    auto latency_of = [&](std::size_t k, std::size_t line) {
+      const Cell& c = cells[k * offsets.size() + line];
+      if (c.n == 1) return double{c.v[0]};
+      if (c.n == 2) return (double{c.v[0]} + double{c.v[1]}) / 2;
+      return double{std::max(std::min(c.v[0], c.v[1]), std::min(std::max(c.v[0], c.v[1]), c.v[2]))};
+    };
+    std::vector<std::size_t> line_at;  // index into offsets of each line every SM visited
+    std::vector<std::uint64_t> lines;
+    for (std::size_t i = 0; i < offsets.size(); ++i) {
+      bool all = true;
+      for (std::size_t k = 0; k < sm_ids.size() && all; ++k) all = cells[k * offsets.size() + i].n > 0;
+      if (all) line_at.push_back(i), lines.push_back(offsets[i]);
+    }
+    nlohmann::json ev{{"sms", sm_ids.size()}, {"lines", lines.size()}};
     auto fail = [&](const std::string& why) {
       Finding f = stats::undetermined(name(), "groups", why);
       f.evidence = ev;
       return f;
     };
-    if (by_sm.size() < 2) return fail("one SM: the map needs several SMs over the same lines");
+    if (sm_ids.size() < 2) return fail("one SM: the map needs several SMs over the same lines");
     if (lines.size() < 64) return fail("fewer than 64 lines every SM visited");
     std::vector<std::int32_t> sms;
     std::vector<std::vector<char>> near;  // per SM, per line
     std::vector<std::vector<double>> lat;
     nlohmann::json gaps = nlohmann::json::array();
-    for (const auto& [sm, m] : by_sm) {
+    for (std::size_t k = 0; k < sm_ids.size(); ++k) {
+      const std::int32_t sm = sm_ids[k];
       std::vector<double> v;
       v.reserve(lines.size());
-      for (auto off : lines) v.push_back(stats::median(m.at(off)));
+      for (const std::size_t i : line_at) v.push_back(latency_of(k, i));
       const double p10 = stats::quantile(v, 0.10), p90 = stats::quantile(v, 0.90);
       gaps.push_back({sm, p90 - p10});
       if (p90 - p10 < min_gap)

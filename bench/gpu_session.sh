@@ -63,7 +63,7 @@ export DISSECT_BIN=$BIN DISSECT_SPECS=$ROOT/specs DISSECT_TEMPLATES=$ROOT/kernel
 status=0
 smi() {
   command -v nvidia-smi > /dev/null &&
-    nvidia-smi --query-gpu=name,driver_version,clocks.sm,clocks.max.sm,temperature.gpu,power.draw --format=csv
+    nvidia-smi --query-gpu=name,uuid,driver_version,clocks.sm,clocks.max.sm,temperature.gpu,power.draw --format=csv
 }
 { echo "# $(date -u +%FT%TZ) start, binary $BIN"; smi; } > "$OUT/nvidia-smi.txt" 2>&1
 
