@@ -11,7 +11,9 @@
 //   - the function: whether the partition is a XOR of address bits (from the granularity
 //     up to the array's size; within one allocation's large page virtual and physical
 //     bits agree) and a constant, by elimination over GF(2); else the best XOR and how
-//     many lines it gets right, stated as no function of those bits.
+//     many lines it gets right: that XOR where it misses under 2 % of the lines (labels
+//     voted by the SMs may be wrong on a few), no XOR of those bits where it misses over
+//     10 %, undetermined between.
 // SMs whose near and far lines are not told apart (a gap below `min_gap`) or that split
 // unlike both groups leave the map undetermined.
 #include <algorithm>
@@ -71,13 +73,13 @@ class PartitionMapAnalyzer final : public Analyzer {
   std::vector<AnalyzerParam> params() const override {
     return {{"min_gap", "10", "cycles between an SM's near and far lines (p90 - p10) to split them"},
             {"min_agreement", "0.75", "share of lines an SM must split as its group does"},
-            {"max_bits", "16", "address bits the XOR search tries at most (from the granularity up)"}};
+            {"max_bits", "16", "address bits the XOR search tries at most (from the granularity up; 1 to 20)"}};
   }
 
   std::vector<Finding> analyze(const TraceSet& traces, const AnalyzerParams& params) const override {
     const double min_gap = params.number("min_gap", 10);
     const double min_agreement = params.number("min_agreement", 0.75);
-    const auto max_bits = static_cast<std::size_t>(params.number("max_bits", 16));
+    const auto max_bits = static_cast<std::size_t>(std::clamp(params.number("max_bits", 16), 1.0, 20.0));
     for (const auto& p : traces.points) {
       if (p.status != "ok" && !p.status.empty()) continue;
       if (p.param("kernel", "pchase") != "pchase" || p.samples.empty()) continue;
@@ -88,8 +90,8 @@ class PartitionMapAnalyzer final : public Analyzer {
 
  private:
   Finding analyze_point(const PointTrace& p, double min_gap, double min_agreement, std::size_t max_bits) const {
-    // Each (SM, line) cell keeps its first three timed visits (their median is the
-    // latency): flat arrays over the SMs and lines seen, a million samples in milliseconds.
+    // Each (SM, line) cell keeps its first three timed visits (the latency: the one visit,
+    // the mean of two, the median of three): flat arrays over the SMs and lines seen.
     const auto samples = p.measured_samples();
     std::vector<std::int32_t> sm_ids;
     std::vector<std::uint64_t> offsets;
@@ -134,6 +136,9 @@ class PartitionMapAnalyzer final : public Analyzer {
       return f;
     };
     if (sm_ids.size() < 2) return fail("one SM: the map needs several SMs over the same lines");
+    if (const std::uint64_t blocks = p.param_u64("blocks", 0); blocks > sm_ids.size())
+      return fail(std::to_string(blocks) + " blocks ran on " + std::to_string(sm_ids.size()) +
+                  " SMs: some SMs ran two, and the map would leave out SMs it never saw");
     if (lines.size() < 64) return fail("fewer than 64 lines every SM visited");
     std::vector<std::int32_t> sms;
     std::vector<std::vector<char>> near;  // per SM, per line
@@ -249,21 +254,31 @@ class PartitionMapAnalyzer final : public Analyzer {
       f.details["xor_constant"] = sol->second;
       f.details["function"] = "xor";
     } else {
-      // The best XOR (every mask, where few enough bits) and what it gets right.
+      // The best XOR (every mask) and what it gets right. The labels are a majority vote and
+      // may be wrong on a few lines: a XOR that explains nearly all of them is reported as
+      // that XOR with the lines it misses, "no XOR" only well below what noise could do,
+      // and undetermined between.
       double best = 0;
       std::uint64_t best_mask = 0;
-      if (nbits <= 16)
-        for (std::uint64_t mask = 1; mask < (1ull << nbits); ++mask) {
-          std::size_t right = 0;
-          for (std::size_t i = 0; i < xs.size(); ++i) right += (std::popcount(xs[i] & mask) & 1) == label[i];
-          const double a = static_cast<double>(std::max(right, xs.size() - right)) / static_cast<double>(xs.size());
-          if (a > best) best = a, best_mask = mask;
-        }
+      for (std::uint64_t mask = 1; mask < (1ull << nbits); ++mask) {
+        std::size_t right = 0;
+        for (std::size_t i = 0; i < xs.size(); ++i) right += (std::popcount(xs[i] & mask) & 1) == label[i];
+        const double a = static_cast<double>(std::max(right, xs.size() - right)) / static_cast<double>(xs.size());
+        if (a > best) best = a, best_mask = mask;
+      }
       for (std::size_t b = 0; b < nbits; ++b)
         if (best_mask >> b & 1) bit_list.push_back(lo + static_cast<int>(b));
-      f.details["function"] = "not a xor of these bits";
       f.details["best_xor_bits"] = bit_list;
       f.details["best_xor_agreement"] = best;
+      if (best >= 0.98) {
+        f.details["function"] = "xor";
+        f.details["xor_bits"] = bit_list;
+        f.details["lines_off_the_xor"] = static_cast<std::uint64_t>(std::llround((1 - best) * static_cast<double>(xs.size())));
+      } else if (best <= 0.9) {
+        f.details["function"] = "not a xor of these bits";
+      } else {
+        f.details["function"] = "undetermined";
+      }
     }
     f.value = 2;
     f.confidence = 0.9;
@@ -272,6 +287,12 @@ class PartitionMapAnalyzer final : public Analyzer {
     if (is_xor) {
       fn = "the partition is the XOR of address bits";
       for (const auto& b : bit_list) fn += " " + b.dump();
+      if (f.details.contains("lines_off_the_xor"))
+        fn += " (but for " + f.details["lines_off_the_xor"].dump() + " lines, labelled by a vote of the SMs)";
+    } else if (f.details["function"] == "undetermined") {
+      fn = "whether the partition is a XOR of address bits is not read: the best one gets " +
+           stats::percent(f.details["best_xor_agreement"].get<double>()) +
+           " of the lines right, between what noise in the labels explains and what it does not";
     } else {
       fn = "the partition is no XOR of address bits " + std::to_string(lo) + ".." + std::to_string(lo + static_cast<int>(nbits) - 1) +
            " (the best one gets " + stats::percent(f.details["best_xor_agreement"].get<double>()) + " of the lines right)";

@@ -12,8 +12,8 @@
 // point of B SMs counts as "shared" when block 0 pays more than half of it, "private"
 // below a quarter, and is left unread between.
 //
-// Block 0's slots are few (3E/4: a dozen pages at 16 entries), and each lies in the
-// near or far L2 partition; reading block 0 against itself on the same lines keeps that
+// Block 0's slots are few (3E/4 of a level's entries), and each lies in the near or far
+// L2 partition; reading block 0 against itself on the same lines keeps that
 // mix out of the comparison (a changing set of slots would not).
 #include <algorithm>
 #include <cmath>
@@ -32,7 +32,7 @@ struct Reading {
   std::size_t n = 0;
 };
 
-Reading read(const std::vector<double>& v) {
+Reading mean_and_se(const std::vector<double>& v) {
   Reading r;
   r.n = v.size();
   if (v.empty()) return r;
@@ -135,34 +135,38 @@ class TlbScopeAnalyzer final : public Analyzer {
     }
     if (alone == nullptr || over == nullptr || over->slots <= alone->slots)
       return fail("needs one SM at two slot counts (the reference, and past the level's entries for its penalty)");
-    const std::uint64_t f = alone->slots;
-    const Reading ref = read(block0(*alone, f));
-    const Reading past = read(block0(*over, f));
+    const std::uint64_t slots_per_sm = alone->slots;
+    const Reading ref = mean_and_se(block0(*alone, slots_per_sm));
+    const Reading past = mean_and_se(block0(*over, slots_per_sm));
     const double penalty = past.mean - ref.mean;
     const double penalty_se = std::hypot(past.se, ref.se);
-    ev["reference"] = {{"slots", f}, {"mean", ref.mean}, {"se", ref.se}, {"accesses", ref.n}};
+    ev["reference"] = {{"slots", slots_per_sm}, {"mean", ref.mean}, {"se", ref.se}, {"accesses", ref.n}};
     ev["past_entries"] = {{"slots", over->slots}, {"mean_on_reference_slots", past.mean}, {"se", past.se},
                           {"accesses", past.n}};
     if (ref.n == 0 || past.n == 0) return fail("no accesses of block 0 on the reference slots");
     if (penalty < min_penalty || penalty < z * penalty_se)
       return fail("one SM over " + std::to_string(over->slots) + " slots pays only " + stats::fmt(penalty) +
-                  " cycles more on the same " + std::to_string(f) + " slots than over " + std::to_string(f) +
+                  " cycles more on the same " + std::to_string(slots_per_sm) + " slots than over " + std::to_string(slots_per_sm) +
                   " (standard error " + stats::fmt(penalty_se) + "): no level runs out between them");
+    if (block0_sm(*over) != block0_sm(*alone))
+      return fail("block 0 ran on SM " + std::to_string(block0_sm(*over)) + " over " + std::to_string(over->slots) +
+                  " slots, on SM " + std::to_string(block0_sm(*alone)) + " over " + std::to_string(slots_per_sm) +
+                  ": the penalty is not read on the same lines' latencies");
     std::uint32_t largest_private = 1, smallest_shared = 0;
     std::string unread;
     std::vector<const ScopePoint*> others;
     for (const auto& sp : pts)
-      if (sp.blocks > 1 && sp.slots == f) others.push_back(&sp);
+      if (sp.blocks > 1 && sp.slots == slots_per_sm) others.push_back(&sp);
     std::sort(others.begin(), others.end(), [](const ScopePoint* a, const ScopePoint* b) { return a->blocks < b->blocks; });
-    if (others.empty()) return fail("no point of several SMs at once over " + std::to_string(f) + " slots each");
+    if (others.empty()) return fail("no point of several SMs at once over " + std::to_string(slots_per_sm) + " slots each");
     for (const ScopePoint* sp : others) {
-      const Reading r = read(block0(*sp, f));
+      const Reading r = mean_and_se(block0(*sp, slots_per_sm));
       const double d = r.mean - ref.mean, se = std::hypot(r.se, ref.se);
       const double share = d / penalty;
       nlohmann::json j{{"blocks", sp->blocks},   {"sm_ids", std::vector<std::int32_t>(sp->sms.begin(), sp->sms.end())},
                        {"block0_mean", r.mean}, {"se", r.se}, {"rise_cycles", d}, {"share_of_penalty", share}};
       std::string verdict;
-      if (block0_sm(*sp) != block0_sm(*alone) || block0_sm(*over) != block0_sm(*alone)) {
+      if (block0_sm(*sp) != block0_sm(*alone)) {
         // Another SM sees the same lines at other latencies (the L2's near and far halves).
         verdict = "block 0 on another SM";
         unread = "block 0 ran on SM " + std::to_string(block0_sm(*sp)) + " with " + std::to_string(sp->blocks) +
@@ -173,15 +177,16 @@ class TlbScopeAnalyzer final : public Analyzer {
       } else if (share > 0.5 && d > z * se) {
         verdict = "shared";
         if (smallest_shared == 0) smallest_shared = sp->blocks;
-      } else if (share < 0.25) {
+      } else if (share < 0.25 && d + z * se < 0.5 * penalty) {  // below half the penalty beyond doubt
         verdict = "private";
         if (smallest_shared == 0) largest_private = sp->blocks;
         else unread = "private again at " + std::to_string(sp->blocks) + " SMs after shared at " +
                       std::to_string(smallest_shared);
       } else {
         verdict = "between";
-        unread = std::to_string(sp->blocks) + " SMs at once pay " + stats::percent(share) +
-                 " of the penalty: neither private (below 25 %) nor shared (above 50 %)";
+        unread = std::to_string(sp->blocks) + " SMs at once pay " + stats::percent(share) + " of the penalty (+-" +
+                 stats::fmt(z * se) + " cycles): neither private (below 25 %, and half the penalty beyond " +
+                 stats::fmt(z) + " standard errors) nor shared (above 50 %)";
       }
       j["verdict"] = verdict;
       ev["points"].push_back(j);
@@ -191,10 +196,10 @@ class TlbScopeAnalyzer final : public Analyzer {
     fd.analyzer = name();
     fd.unit = "";
     fd.details["stride_bytes"] = stride;
-    fd.details["slots_per_sm"] = f;
+    fd.details["slots_per_sm"] = slots_per_sm;
     fd.details["penalty_cycles"] = penalty;
     fd.evidence = ev;
-    const std::string level = "the level one SM runs out of between " + std::to_string(f) + " and " +
+    const std::string level = "the level one SM runs out of between " + std::to_string(slots_per_sm) + " and " +
                               std::to_string(over->slots) + " slots of " + format_bytes(stride) + " (+" +
                               stats::fmt(penalty) + " cycles)";
     if (smallest_shared == 0) {
@@ -202,12 +207,13 @@ class TlbScopeAnalyzer final : public Analyzer {
       fd.details["private_up_to_sms"] = largest_private;
       fd.confidence = 0.9;
       fd.summary = "private to each SM: with " + std::to_string(largest_private) + " SMs chasing " +
-                   std::to_string(f) + " slots each at once, none misses (" + level + ")";
+                   std::to_string(slots_per_sm) + " slots each at once, none misses (" + level +
+                   "); a group of SMs that shared a level would need two of them among these";
     } else if (largest_private == 1) {
       fd.value = "shared";
       fd.details["shared_by_sms"] = smallest_shared;
       fd.confidence = 0.9;
-      fd.summary = "shared: " + std::to_string(smallest_shared) + " SMs chasing " + std::to_string(f) +
+      fd.summary = "shared: " + std::to_string(smallest_shared) + " SMs chasing " + std::to_string(slots_per_sm) +
                    " slots each at once run out of it (" + level + ")";
     } else {
       fd.value = "group";

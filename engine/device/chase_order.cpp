@@ -191,9 +191,14 @@ std::uint64_t chaser_start_offset(const Experiment& e, std::uint64_t chaser) {
   return chaser_start_offset(e.array, e.layout.thread_offset_bytes, chaser);
 }
 
-std::uint64_t per_block_array_stride(std::uint64_t size_bytes) {
+std::uint64_t array_alignment(std::uint64_t size_bytes) {
   std::uint64_t align = 64ull << 10;
   while (align < size_bytes && align < (2ull << 20)) align *= 2;
+  return align;
+}
+
+std::uint64_t per_block_array_stride(std::uint64_t size_bytes) {
+  const std::uint64_t align = array_alignment(size_bytes);
   return (std::max<std::uint64_t>(size_bytes, 1) + align - 1) / align * align;
 }
 

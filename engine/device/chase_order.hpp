@@ -108,9 +108,14 @@ std::uint64_t chaser_start_offset(const Experiment& e, std::uint64_t chaser);
 // Same for any array (the phases kernel's named arrays).
 std::uint64_t chaser_start_offset(const ArraySpec& array, std::uint64_t thread_offset_bytes, std::uint64_t chaser);
 
+// Where an array of `size_bytes` starts in the CUDA arena: on a boundary of its size
+// rounded up to a power of two, from 64 KiB to 2 MiB (placement never splits a small
+// array across pages differently from one point to the next, and many small arrays do
+// not reserve 2 MiB each).
+std::uint64_t array_alignment(std::uint64_t size_bytes);
 // layout.array per_block: how far apart the blocks' copies of an array of `size_bytes`
-// lie (the size rounded up to its alignment in the CUDA arena: a power of two from 64
-// KiB to 2 MiB), so that the simulated GPU places them where the CUDA device does.
+// lie (the size rounded up to its alignment), one rule for the CUDA device and the
+// simulated GPU.
 std::uint64_t per_block_array_stride(std::uint64_t size_bytes);
 
 // Portable 64-bit generator used for Sattolo's shuffle (splitmix64).

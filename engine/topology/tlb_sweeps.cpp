@@ -214,10 +214,12 @@ std::vector<ScopeRange> scope_ranges(const TopologyResult& r) {
     g.hit_slots = g.entries * 3 / 4;
     g.miss_slots = 2 * g.entries;
     if (g.miss_slots * g.stride > lim.footprint_cap || g.miss_slots > lim.slot_cap) continue;
-    for (const std::uint32_t blocks : {1u, 2u, 8u, 32u})
-      if (blocks <= sms && blocks * g.hit_slots <= lim.slot_cap &&
+    // Every SM last: a level shared by any group of SMs (a TPC, a GPC) then has two of its
+    // SMs chasing, wherever the scheduler puts the blocks.
+    for (const std::uint64_t blocks : {std::uint64_t{1}, std::uint64_t{2}, std::uint64_t{8}, std::uint64_t{32}, sms})
+      if (blocks <= sms && (g.blocks.empty() || blocks > g.blocks.back()) && blocks * g.hit_slots <= lim.slot_cap &&
           blocks * per_block_array_stride(g.hit_slots * g.stride) <= lim.footprint_cap)
-        g.blocks.push_back(blocks);
+        g.blocks.push_back(static_cast<std::uint32_t>(blocks));
     if (g.blocks.size() >= 2) out.push_back(std::move(g));
   }
   return out;
@@ -236,11 +238,14 @@ std::vector<SpecOverride> scope_sweep(const std::vector<ScopeRange>& ranges) {
     strides.push_back(stride);
     iterations.push_back(std::max<std::uint64_t>(1024, 32 * slots));
   };
-  // The most blocks first: the arena is allocated once, for the largest, and block 0's
-  // copy keeps its frames (its L2 lines) from point to point.
+  // Each level's largest footprint first: the arena is allocated once, for the largest, and
+  // block 0's copy keeps its frames (its L2 lines) from point to point.
   for (const auto& g : ranges) {
+    const std::uint64_t most_blocks = g.blocks.back();
+    const bool penalty_first = g.miss_slots * g.stride > most_blocks * per_block_array_stride(g.hit_slots * g.stride);
+    if (penalty_first) add(1, g.miss_slots, g.stride);
     for (auto b = g.blocks.rbegin(); b != g.blocks.rend(); ++b) add(*b, g.hit_slots, g.stride);
-    add(1, g.miss_slots, g.stride);
+    if (!penalty_first) add(1, g.miss_slots, g.stride);
   }
   return {{"sweep", "{zip: [{layout.blocks: " + list(blocks, "") + ", array.size: " + list(sizes, " B") +
                         ", array.stride: " + list(strides, " B") + ", iterations: " + list(iterations, "") + "}]}"}};

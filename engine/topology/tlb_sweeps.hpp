@@ -59,8 +59,8 @@ std::vector<SpecOverride> range_sweep(const std::vector<Range>& ranges, const Li
 
 // 'tlb_scope': per level of E entries, at the granule 'tlb_sets' used (plus a pad of
 // kSlotPad x (level + 1): one stride per level), 3E/4 slots per SM for B = 1, 2, 8, 32
-// SMs at once (as many as the device has, and as fit the slot and footprint limits),
-// and 2E slots for one SM (the level's penalty, on the same first slots); a level
+// and all SMs at once (as many as the device has, and as fit the slot and footprint
+// limits), and 2E slots for one SM (the level's penalty, on the same first slots); a level
 // where only B = 1 fits is left out.
 struct ScopeRange {
   std::size_t level = 0;

@@ -304,23 +304,34 @@ void tlb_sets(TopologyResult& r, const Findings& fs) {
   per_page(r.tlb_row());
 }
 
-// Each finding names the stride its series ran at: the level swept at that stride.
+// Each finding names the stride its series ran at: the level swept at that stride. A level
+// no finding names keeps why in scope_summary (not swept, or the step's own reason).
 void tlb_scope(TopologyResult& r, const Findings& fs) {
   if (!r.tlb || !r.tlb->levels) return;
   const auto ranges = tlb_sweeps::scope_ranges(r);
-  for (const Finding& f : fs) {
-    if (f.analyzer != "tlb_scope" || !f.details.contains("stride_bytes")) continue;
-    const auto stride = f.details["stride_bytes"].get<std::uint64_t>();
-    for (const auto& g : ranges) {
-      if (g.stride != stride) continue;
-      auto& L = (*r.tlb->levels)[g.level];
-      if (f.value.is_string()) {
-        L["scope"] = f.value;
-      } else {
-        L.erase("scope");
-      }
+  std::string general;  // a finding that names no stride: why no series was read
+  for (const Finding& f : fs)
+    if (f.analyzer == "tlb_scope" && !f.details.contains("stride_bytes")) general = f.summary;
+  for (std::size_t i = 0; i < r.tlb->levels->size(); ++i) {
+    auto& L = (*r.tlb->levels)[i];
+    L.erase("scope");
+    L.erase("scope_sms_tested");
+    const tlb_sweeps::ScopeRange* g = nullptr;
+    for (const auto& x : ranges)
+      if (x.level == i) g = &x;
+    if (g == nullptr) {
+      L["scope_summary"] = "not measured: the level's entries do not fit two SMs' chases within the slot and "
+                           "memory limits";
+      continue;
+    }
+    L["scope_summary"] = general.empty() ? "not measured: no finding at this level's stride" : general;
+    for (const Finding& f : fs) {
+      if (f.analyzer != "tlb_scope" || !f.details.contains("stride_bytes") ||
+          f.details["stride_bytes"].get<std::uint64_t>() != g->stride)
+        continue;
+      if (f.value.is_string()) L["scope"] = f.value;
       L["scope_summary"] = f.summary;
-      if (f.details.contains("private_up_to_sms")) L["scope_private_up_to_sms"] = f.details["private_up_to_sms"];
+      if (f.details.contains("private_up_to_sms")) L["scope_sms_tested"] = f.details["private_up_to_sms"];
       if (f.details.contains("shared_by_sms")) L["scope_shared_by_sms"] = f.details["shared_by_sms"];
       break;
     }

@@ -160,10 +160,17 @@ std::string sets_cell(const json& l) {
   return "-";
 }
 
-// "per SM", "shared", "groups of SMs", or "-" (not measured, or undetermined).
-std::string scope_cell(const json& l) {
+// "per SM", "per SM (of 32 SMs)" where fewer than the device's SMs chased at once,
+// "shared", "groups of SMs", or "-" (not measured, or undetermined).
+std::string scope_cell(const json& l, const json& r) {
   const std::string v = l.contains("scope") && l["scope"].is_string() ? l["scope"].get<std::string>() : "";
-  if (v == "sm") return "per SM";
+  if (v == "sm") {
+    const json sms = r.contains("device") ? r["device"].value("sm_count", json()) : json();
+    if (l.contains("scope_sms_tested") && l["scope_sms_tested"].is_number() && sms.is_number() &&
+        l["scope_sms_tested"].get<double>() < sms.get<double>())
+      return "per SM (of " + num(l, "scope_sms_tested") + " SMs)";
+    return "per SM";
+  }
   if (v == "shared") return "shared";
   if (v == "group") return "groups of SMs";
   return "-";
@@ -179,7 +186,7 @@ TopologyTable topology_tlb_table(const json& r) {
     for (std::size_t i = 0; i < tlb["levels"].size(); ++i) {
       const json& l = tlb["levels"][i];
       t.rows.push_back({"L" + std::to_string(i + 1), entries_cell(l), reach_cell(l), coverage_cell(l),
-                        num(l, "miss_penalty_cycles"), sets_cell(l), scope_cell(l)});
+                        num(l, "miss_penalty_cycles"), sets_cell(l), scope_cell(l, r)});
     }
   return t;
 }

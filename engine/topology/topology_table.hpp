@@ -24,8 +24,8 @@ TopologyTable topology_tlb_table(const nlohmann::json& result);
 // "page size: 2 MiB (scattered frames); over one allocation ...", "page size:
 // undetermined: why", or "" without a page step.
 std::string topology_page_line(const nlohmann::json& result);
-// "L2 from every SM at once (132 SMs, lines of their own): 33.5 MiB; one SM: 23.5 MiB;
-// driver: 50 MiB", the step's note where it measured none, or "" where it did not run.
+// "L2 from every SM at once (100 SMs, lines of their own): 30 MiB; one SM: 20 MiB;
+// driver: 40 MiB", the step's note where it measured none, or "" where it did not run.
 std::string topology_l2_whole_line(const nlohmann::json& result);
 // "L2 partitions: <the partition_map finding's summary>", "L2 partitions: undetermined:
 // <why>", or "" where the step did not run.

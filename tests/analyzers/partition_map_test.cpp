@@ -78,3 +78,18 @@ TEST_CASE("partition_map: undetermined where SMs see no near and far lines, or s
   CHECK(odd.value.is_null());
   CHECK(test::reason(odd).find("like neither group") != std::string::npos);
 }
+
+TEST_CASE("partition_map: a XOR that a few lines break is that XOR, with the lines it misses") {
+  // Lines 0, 509, 1018, ... go the other way (eight of 4096): a vote that mislabels a few
+  // lines must not turn a XOR into "no XOR".
+  const auto part = [](std::uint64_t a) {
+    const int x = static_cast<int>(((a >> 9) ^ (a >> 14)) & 1);
+    return (a / kLine) % 509 == 0 ? 1 - x : x;
+  };
+  const Finding f = test::analyze(map_trace(16, 4096, part), "partition_map");
+  INFO(f.to_json().dump().substr(0, 2000));
+  CHECK(f.details["function"] == "xor");
+  CHECK(f.details["xor_bits"] == nlohmann::json::array({9, 14}));
+  CHECK(f.details["lines_off_the_xor"] == 9);
+  CHECK(f.summary.find("but for 9 lines") != std::string::npos);
+}

@@ -125,3 +125,44 @@ TEST_CASE("tlb_scope: traces without arrays per block are not read") {
   CHECK(f.value.is_null());
   CHECK(test::reason(f).find("layout.array per_block") != std::string::npos);
 }
+
+TEST_CASE("tlb_scope: block 0 on another SM than alone is not read against itself") {
+  TraceSet t = scope_sweep(false);
+  for (auto& s : t.points[1].samples)  // the two-SM point: block 0 moved to SM 7
+    if (s.thread % 2 == 0) s.sm_id = 7;
+  const Finding f = test::analyze(t, "tlb_scope");
+  INFO(f.to_json().dump());
+  CHECK(f.value.is_null());
+  CHECK(test::reason(f).find("block 0 ran on SM 7") != std::string::npos);
+}
+
+TEST_CASE("tlb_scope: a level shared by pairs of SMs is private to 2 chasing SMs on other pairs, shared by 8") {
+  // Pairs (0, 1), (2, 3), ...: the two-SM point ran on SMs 0 and 2, the eight-SM point on 0..7.
+  TraceSet t;
+  auto pair_point = [&](std::uint32_t blocks, std::uint64_t slots, std::uint32_t seed, bool spread) {
+    PointTrace p = scope_point(t.points.size(), blocks, slots, 16, false, seed);
+    if (spread) {  // block b on SM 2b: no two in a pair, each SM its own level
+      for (auto& s : p.samples) s.sm_id = static_cast<std::int32_t>(2 * s.thread);
+      return p;
+    }
+    // blocks 2k and 2k+1 share a level: rebuild with one LRU per pair
+    PointTrace q = scope_point(t.points.size(), 2, slots, 16, true, seed);
+    p.samples.clear();
+    for (std::uint32_t pair = 0; pair < blocks / 2; ++pair)
+      for (auto s : q.samples) {
+        s.thread = 2 * pair + s.thread;
+        s.sm_id = static_cast<std::int32_t>(s.thread);
+        p.samples.push_back(s);
+      }
+    return p;
+  };
+  t.points.push_back(pair_point(8, 12, 2, false));
+  t.points.push_back(pair_point(2, 12, 3, true));
+  t.points.push_back(scope_point(t.points.size(), 1, 12, 16, false, 4));
+  t.points.push_back(scope_point(t.points.size(), 1, 32, 16, false, 5));
+  const Finding f = test::analyze(t, "tlb_scope");
+  INFO(f.to_json().dump());
+  CHECK(f.value == "group");
+  CHECK(f.details["private_up_to_sms"] == 2);
+  CHECK(f.details["shared_from_sms"] == 8);
+}

@@ -10,19 +10,9 @@
 namespace dissect {
 namespace {
 
-constexpr std::uint64_t kArrayAlignMin = 64ull << 10;
-
 std::uint64_t round_up(std::uint64_t v, std::uint64_t a) { return (v + a - 1) / a * a; }
 
-// Arrays start on a boundary of their own size rounded up to a power of two, between
-// 64 KiB and 2 MiB: placement never splits a small array across pages differently
-// from one point to the next, and a per-SM launch of many small arrays does not
-// reserve 2 MiB for each.
-std::uint64_t array_align(std::uint64_t size) {
-  std::uint64_t a = kArrayAlignMin;
-  while (a < size && a < kArrayAlignMax) a *= 2;
-  return a;
-}
+std::uint64_t array_align(std::uint64_t size) { return array_alignment(size); }  // chase_order.hpp: one rule
 
 CUtexObject make_texture(const CudaDriver& drv, CUdeviceptr p, const ArrayImage& img) {
   CUDA_RESOURCE_DESC res;

@@ -666,7 +666,7 @@ void CudaDevice::launch_group(const RunRequest& req, const LaunchGroup& group, K
       if (!host[b].empty()) DISSECT_CU(drv_, cuMemcpyDtoH(host[b].data(), buffer_at[b], host[b].size()));
     if (!host_shared.empty()) DISSECT_CU(drv_, cuMemcpyDtoH(host_shared.data(), results, host_shared.size()));
     timeline::mark("group: read back");
-    if (e0.layout.array == BlockArrays::per_block) {  // the point's blocks at once, each on an SM of its own
+    if (e0.layout.array == BlockArrays::per_block && !group.per_sm) {  // blocks at once, each on an SM of its own
       std::vector<std::uint32_t> s(readback.as<std::uint32_t>(smid_output).begin(),
                                    readback.as<std::uint32_t>(smid_output).end());
       std::sort(s.begin(), s.end());

@@ -159,7 +159,7 @@ TEST_CASE("topology absorb: TLB levels, then coverage narrowed and entries, reac
   absorb::tlb_scope(r, {finding("tlb_scope", "sm", {{"stride_bytes", scope[0].stride}, {"private_up_to_sms", 8}}),
                         finding("tlb_scope", nullptr, {{"stride_bytes", scope[1].stride}, {"reason", "noisy"}})});
   CHECK((*r.tlb->levels)[0]["scope"] == "sm");
-  CHECK((*r.tlb->levels)[0]["scope_private_up_to_sms"] == 8);
+  CHECK((*r.tlb->levels)[0]["scope_sms_tested"] == 8);
   CHECK_FALSE((*r.tlb->levels)[1].contains("scope"));
   CHECK((*r.tlb->levels)[1]["scope_summary"] == "tlb_scope summary");
 }

@@ -57,6 +57,12 @@ TEST_CASE("topology tables: caches, TLB, bandwidth and experiments from topology
   CHECK(tlb.rows[0] == std::vector<std::string>{"L1", "16", "32 MiB (16 pages)", "512 MiB", "12", "full", "per SM"});
   CHECK(tlb.rows[1] == std::vector<std::string>{"L2", "65", "2 MiB", "130 MiB", "84", "17,8,8", "-"});
   CHECK(topology_page_line(r) == "page size: 2 MiB");
+  // Per SM as far as the SMs that chased at once go: fewer than the device's are named.
+  json partial = r;
+  partial["tlb"]["levels"][0]["scope_sms_tested"] = 2;
+  CHECK(topology_tlb_table(partial).rows[0][6] == "per SM (of 2 SMs)");
+  partial["tlb"]["levels"][0]["scope_sms_tested"] = 4;
+  CHECK(topology_tlb_table(partial).rows[0][6] == "per SM");
 
   const auto bw = topology_bandwidth_table(r);
   REQUIRE(bw.rows.size() == 2);
