@@ -234,7 +234,7 @@ TopologyStep dram_bandwidth_step(const std::string& key) {
   return s;
 }
 
-// One block per SM for the whole-L2 step (at most 1024: the grid the step's blocks fill).
+// One block per SM for the whole-L2 and partition-map steps (at most 1024).
 std::uint64_t l2_whole_sms(const TopologyResult& r) { return std::min<std::uint64_t>(r.device.sm_count.value_or(1), 1024); }
 
 // The page-size step: N fixed at twice the first TLB level's coverage (known,
@@ -341,7 +341,7 @@ std::vector<TopologyStep> topology_plan() {
                   .absorb = [](TopologyResult& r, const Findings& fs) { absorb::l2_whole(r, fs, l2_whole_sms(r)); }});
   // Which SMs are near which partition, and which lines each holds: every SM (up to 1024)
   // over the same lines, half a MiB or less of the one-SM L2, every access of two passes
-  // timed (each SM's latency of a line: the median of its two).
+  // timed (each SM's latency of a line: the mean of its two).
   plan.push_back({.id = "l2_partition_map",
                   .label = "L2 partitions (SMs and lines)",
                   .cache = "l2",
@@ -356,7 +356,7 @@ std::vector<TopologyStep> topology_plan() {
                     return Overrides{{"array.size", bytes(n)},
                                      {"layout.blocks", std::to_string(sms)},
                                      {"layout.thread_offset", bytes(std::max<std::uint64_t>(1, lines / sms) * 128)},
-                                     {"iterations", std::to_string(2 * lines)}};  // two passes: a median of two
+                                     {"iterations", std::to_string(2 * lines)}};  // two passes
                   },
                   .needs = {"l2_size"},
                   .absorb = absorb::l2_partition_map});
@@ -408,8 +408,8 @@ std::vector<TopologyStep> topology_plan() {
                     return tlb_sweeps::range_sweep(ranges, tlb_sweeps::limits(r));
                   },
                   .absorb = absorb::tlb_sets});
-  // Per SM or shared: B SMs at once, each chasing slots of its own around each level's
-  // entries; a level shared by the B runs out B times sooner.
+  // Per SM or shared: B SMs at once (up to every SM), each chasing 3/4 of a level's entries
+  // over slots of its own; a level the B share runs out, private ones do not.
   plan.push_back({.id = "tlb_scope",
                   .label = "TLB scope (SMs at once)",
                   .sizes_from = [](const TopologyResult& r) -> StepSizing {
