@@ -82,10 +82,13 @@ bool SpecNode::set_path(const std::string& dotted, SpecNode value, const Locatio
       node = &node->items[index];
       continue;
     }
+    // A list is entered by index only ("phases.1thr" names no item).
+    if (node->is_sequence()) return false;
     SpecNode* next = node->find(parts[i]);
     if (next == nullptr) {
       node->set(parts[i], make_map(key_loc), key_loc);
       next = node->find(parts[i]);
+      if (next == nullptr) return false;
     } else if (next->kind == Kind::null) {
       *next = make_map(key_loc);
     }

@@ -108,6 +108,16 @@ TEST_CASE("zip groups need equal lengths") {
             .find("'array.stride' has 1 values but 'array.size' has 2") != std::string::npos);
 }
 
+TEST_CASE("a sweep path that enters a list by a word, not an index, is an error, not a crash") {
+  // The fuzzer's reproducer (fuzz/corpus/spec_loader/sweep_path_word_into_list.yaml).
+  const std::string e = errors_of(
+      "dissect: 1\nkernel: phases\nlayout: {threads: 64, chasers: all}\narrays:\n  base: {size: 1 KiB}\n"
+      "phases:\n  - {thread: 0, array: base, action: warm}\n  - {thread: 0, array: base, action: measure}\n"
+      "sweep:\n  phases.1thr.ead: [32, 64]\n");
+  CHECK_FALSE(e.empty());
+  CHECK(e.find("phases.1thr.ead") != std::string::npos);
+}
+
 TEST_CASE("sweeping a non-numeric field over a list works (load paths)") {
   const Spec s = load_spec_text("dissect: 1\narray: {size: 1 KiB}\nsweep:\n  path: [ca, cg]\n", "t");
   const auto pts = s.expand();
