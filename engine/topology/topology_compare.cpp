@@ -35,6 +35,9 @@ struct RowSpec {
   std::function<std::optional<double>(const TopologyFile&)> number;
   std::function<std::optional<std::string>(const TopologyFile&)> text;  // display override
   std::string size_cache;                                                // Kind::size: the cache searched
+  // Kind::size of a figure that is the searched size times a count the file records (the
+  // L2 from every SM: the per-SM knee times the SMs): the key of that count in the cache.
+  std::string step_scale_key = {};
 };
 
 const char* unit_of(Kind k) {
@@ -98,6 +101,14 @@ std::vector<RowSpec> row_specs() {
       if (!searched) size.kind = Kind::bytes;
       rows.push_back(size);
       if (c == "l2") rows.push_back({base + "driver_size_bytes", "L2 size (driver)", Kind::bytes, num(c, "driver_size_bytes"), {}, {}});
+      if (c == "l2")
+        rows.push_back({base + "whole_gpu_bytes", "L2 size (every SM)", Kind::size, num(c, "whole_gpu_bytes"),
+                        [](const TopologyFile& t) -> std::optional<std::string> {
+                          if (t.cache_number("l2", "whole_gpu_bytes")) return std::nullopt;
+                          if (t.cache_string("l2", "whole_gpu_note")) return std::string("undetermined");
+                          return std::nullopt;
+                        },
+                        "l2_whole", "whole_gpu_sms"});
       rows.push_back({base + "line_bytes", name + " line", Kind::bytes, num(c, "line_bytes"), {}, {}});
       rows.push_back({base + "fetch_bytes", name + " fetch granularity", Kind::bytes, num(c, "fetch_bytes"), {}, {}});
     }
@@ -343,9 +354,14 @@ Comparison compare_topologies(std::vector<TopologyFile> inputs, const std::strin
         bool recorded = false;
         for (std::size_t i = 0; i < c.inputs.size(); ++i) {
           if (!row.numbers[i]) continue;
+          // A figure that is the searched size times a count: the step scales with it.
+          std::uint64_t scale = 1;
+          if (!spec.step_scale_key.empty())
+            if (auto n = c.inputs[i].cache_number("l2", spec.step_scale_key); n && *n >= 1)
+              scale = static_cast<std::uint64_t>(*n);
           const json* experiment = size_experiment(c.inputs[i], spec.size_cache);
           if (auto rec = experiment != nullptr ? recorded_step(*experiment) : std::nullopt) {
-            step = std::max(step, *rec);
+            step = std::max(step, *rec * scale);
             recorded = true;
             continue;
           }
@@ -356,9 +372,9 @@ Comparison compare_topologies(std::vector<TopologyFile> inputs, const std::strin
             if (auto f = c.inputs[i].cache_number(spec.size_cache, "fetch_bytes")) stride = static_cast<std::uint64_t>(*f);
           if (r) {
             if (stride == 0) stride = r->stride;
-            step = std::max(step, search_step(*r, *row.numbers[i], stride));
+            step = std::max(step, scale * search_step(*r, *row.numbers[i] / static_cast<double>(scale), stride));
           } else {
-            step = std::max(step, stride);
+            step = std::max(step, scale * stride);
           }
         }
         row.tolerance = static_cast<double>(step);

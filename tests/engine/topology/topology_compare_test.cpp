@@ -107,6 +107,26 @@ TEST_CASE("compare: a search step recorded in topology.json is the size's tolera
   CHECK_FALSE(size.differs);  // 64 B apart
 }
 
+TEST_CASE("compare: the L2 from every SM is judged by the per-SM search step times the SMs") {
+  auto whole = [](const std::string& name, double bytes) {
+    TopologyFile t = synthetic(name, 4096, 30.0, "lru");
+    t.topology["caches"]["l2"] = {{"whole_gpu_bytes", bytes}, {"whole_gpu_sms", 132}};
+    t.topology["experiments"] = json::array({{{"id", "l2_whole_size"}, {"search", {{"resolution_bytes", 4096}}}}});
+    return t;
+  };
+  // One step apart (4 KiB per SM, 528 KiB in all): the same.
+  Comparison c = compare_topologies({whole("GPU-A-1", 34603008), whole("GPU-A-2", 34062336)}, "/nonexistent");
+  const CompareRow& near = row(c, "caches.l2.whole_gpu_bytes");
+  CHECK(near.tolerance == 132 * 4096);
+  REQUIRE(near.groups.size() == 1);  // two runs of one device
+  CHECK(near.groups[0].stable);
+  // 4 MiB apart: more than a step.
+  c = compare_topologies({whole("GPU-A-1", 34603008), whole("GPU-A-2", 30277632)}, "/nonexistent");
+  const CompareRow& far = row(c, "caches.l2.whole_gpu_bytes");
+  REQUIRE(far.groups.size() == 1);
+  CHECK_FALSE(far.groups[0].stable);
+}
+
 TEST_CASE("compare: spread beyond the tolerance is reported, text figures compared as text") {
   std::vector<TopologyFile> in{synthetic("GPU-A-1", 1024, 30.0, "lru"), synthetic("GPU-A-2", 2048, 30.1, "lru"),
                                synthetic("GPU-B-1", 1024, 40.0, "non-lru")};
