@@ -284,7 +284,9 @@ class PartitionMapAnalyzer final : public Analyzer {
     f.confidence = 0.9;
     const bool is_xor = f.details["function"] == "xor";
     std::string fn;
-    if (is_xor) {
+    if (is_xor && bit_list.empty()) {
+      fn = "every line lies in one partition";
+    } else if (is_xor) {
       fn = "the partition is the XOR of address bits";
       for (const auto& b : bit_list) fn += " " + b.dump();
       if (f.details.contains("lines_off_the_xor"))
