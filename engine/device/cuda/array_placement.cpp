@@ -12,8 +12,6 @@ namespace {
 
 std::uint64_t round_up(std::uint64_t v, std::uint64_t a) { return (v + a - 1) / a * a; }
 
-std::uint64_t array_align(std::uint64_t size) { return array_alignment(size); }  // chase_order.hpp: one rule
-
 CUtexObject make_texture(const CudaDriver& drv, CUdeviceptr p, const ArrayImage& img) {
   CUDA_RESOURCE_DESC res;
   std::memset(&res, 0, sizeof res);
@@ -61,7 +59,7 @@ std::vector<dissect_array_ref> place_arrays(const CudaDriver& drv, std::span<con
       at[i] = const_bytes_used;
       const_bytes_used += round_up(img.size_bytes, kConstBankAlign);
     } else {
-      at[i] = round_up(arena_bytes, array_align(img.size_bytes));
+      at[i] = round_up(arena_bytes, array_alignment(img.size_bytes));  // chase_order.hpp: one rule
       arena_bytes = at[i] + (std::uint64_t{std::max(arrays[i].copies, 1u)} - 1) * copy_stride_bytes(img) + img.size_bytes;
     }
   }

@@ -9,6 +9,8 @@
 #include <cstring>
 #include <iostream>
 #include <numeric>
+#include <optional>
+#include <span>
 #include <system_error>
 
 #include "engine/codegen/disassembler.hpp"
@@ -29,6 +31,14 @@
 namespace dissect {
 
 namespace {
+
+// An SM that ran two of the launch's blocks (their %smid), if any.
+std::optional<std::uint32_t> sm_run_twice(std::span<const std::uint32_t> smids) {
+  std::vector<std::uint32_t> s(smids.begin(), smids.end());
+  std::sort(s.begin(), s.end());
+  const auto clash = std::adjacent_find(s.begin(), s.end());
+  return clash == s.end() ? std::nullopt : std::optional<std::uint32_t>(*clash);
+}
 
 // Allocated when the device opens (beside the context's set-up, not in a run's wall time):
 // the arena holds a 128-point L1 sweep's arrays; parameter tables and results of
@@ -666,25 +676,19 @@ void CudaDevice::launch_group(const RunRequest& req, const LaunchGroup& group, K
       if (!host[b].empty()) DISSECT_CU(drv_, cuMemcpyDtoH(host[b].data(), buffer_at[b], host[b].size()));
     if (!host_shared.empty()) DISSECT_CU(drv_, cuMemcpyDtoH(host_shared.data(), results, host_shared.size()));
     timeline::mark("group: read back");
-    if (e0.layout.array == BlockArrays::per_block && !group.per_sm) {  // blocks at once, each on an SM of its own
-      std::vector<std::uint32_t> s(readback.as<std::uint32_t>(smid_output).begin(),
-                                   readback.as<std::uint32_t>(smid_output).end());
-      std::sort(s.begin(), s.end());
-      if (const auto clash = std::adjacent_find(s.begin(), s.end()); clash != s.end())
-        throw RunError("layout.array per_block: two blocks ran on SM " + std::to_string(*clash) +
-                       " (the shared-memory request did not keep them apart)");
-    }
-    if (group.per_sm) {  // one block per SM, checked through %smid
-      std::vector<std::uint32_t> s(readback.as<std::uint32_t>(smid_output).begin(),
-                                   readback.as<std::uint32_t>(smid_output).end());
-      std::sort(s.begin(), s.end());
-      if (const auto clash = std::adjacent_find(s.begin(), s.end()); clash != s.end()) {
-        // The packing did not hold: run the points one at a time instead.
-        std::cerr << "dissect: per-SM launch of " << n << " points: two blocks ran on SM " << *clash
-                  << "; running them one at a time\n";
-        for (const std::size_t pi : group.points) run_group(req, LaunchGroup{{pi}, false}, timings, sink);
-        return;
-      }
+    // Blocks that must each have an SM of their own (per-SM packing, arrays per block),
+    // checked through %smid.
+    const bool own_sms = group.per_sm || e0.layout.array == BlockArrays::per_block;
+    const std::optional<std::uint32_t> clash = own_sms ? sm_run_twice(readback.as<std::uint32_t>(smid_output))
+                                                       : std::nullopt;
+    if (clash && !group.per_sm)
+      throw RunError("layout.array per_block: two blocks ran on SM " + std::to_string(*clash) +
+                     " (the shared-memory request did not keep them apart)");
+    if (clash) {  // the packing did not hold: run the points one at a time instead
+      std::cerr << "dissect: per-SM launch of " << n << " points: two blocks ran on SM " << *clash
+                << "; running them one at a time\n";
+      for (const std::size_t pi : group.points) run_group(req, LaunchGroup{{pi}, false}, timings, sink);
+      return;
     }
     launch->decode(r, readback, traces, overheads);
   }
