@@ -10,6 +10,7 @@ std::unique_ptr<Analyzer> make_line_size_analyzer();
 std::unique_ptr<Analyzer> make_line_capacity_analyzer();
 std::unique_ptr<Analyzer> make_sets_analyzer();
 std::unique_ptr<Analyzer> make_replacement_analyzer();
+std::unique_ptr<Analyzer> make_stage_profile_analyzer();
 std::unique_ptr<Analyzer> make_tlb_analyzer();
 std::unique_ptr<Analyzer> make_tlb_scope_analyzer();
 std::unique_ptr<Analyzer> make_page_size_analyzer();
@@ -29,6 +30,7 @@ const std::vector<std::unique_ptr<Analyzer>>& analyzers() {
     v.push_back(make_line_capacity_analyzer());
     v.push_back(make_sets_analyzer());
     v.push_back(make_replacement_analyzer());
+    v.push_back(make_stage_profile_analyzer());
     v.push_back(make_tlb_analyzer());
     v.push_back(make_tlb_scope_analyzer());
     v.push_back(make_page_size_analyzer());

@@ -22,35 +22,6 @@
 namespace dissect {
 namespace {
 
-// Positions that are sometimes hit, sometimes miss, counted over the whole chase:
-// misclassification at rate p makes a position of n labelled rounds look mixed with
-// probability 1 - (1-p)^n - p^n; many more mixed positions than that predicts (a Poisson
-// upper tail) make the chase aperiodic even where no single position is significant
-// (a few different lines missing in each round, each only once).
-struct AggregateMixed {
-  std::size_t mixed = 0;
-  double expected = 0;
-  double p = 1;
-  [[nodiscard]] nlohmann::json to_json() const { return {{"mixed_positions", mixed}, {"expected_from_noise", expected}, {"p", p}}; }
-};
-
-AggregateMixed aggregate_mixed_test(const std::vector<stats::PositionStats>& positions, double noise) {
-  AggregateMixed a;
-  for (const auto& ps : positions) {
-    const auto n = static_cast<double>(ps.hits + ps.misses);
-    if (n < 2) continue;
-    a.expected += 1 - std::pow(1 - noise, n) - std::pow(noise, n);
-    if (ps.hits > 0 && ps.misses > 0) ++a.mixed;
-  }
-  const auto m = static_cast<double>(a.mixed);
-  if (m <= a.expected || m == 0) return a;
-  const double e = std::max(a.expected, 1e-300);
-  // Poisson tail bound: P(X >= m) <= pmf(m) / (1 - e / (m + 1)).
-  const double log_pmf = m * std::log(e) - e - stats::log_gamma(m + 1);
-  a.p = std::min(1.0, std::exp(log_pmf) / (1 - e / (m + 1)));
-  return a;
-}
-
 // How often the label of a sample (hit or miss) differs between two launches of a
 // point at the same round and position.
 struct LaunchAgreement {
@@ -78,7 +49,7 @@ struct LaunchAgreement {
 struct PointResult {
   const PointTrace* point = nullptr;
   stats::PeriodicityResult per;
-  AggregateMixed aggregate;
+  stats::AggregateMixed aggregate;
   std::vector<std::uint64_t> miss_sequence;  // positions of misses, in time order
   std::size_t missing = 0;                   // positions that really miss
   std::size_t positions = 0;
@@ -244,7 +215,7 @@ class ReplacementAnalyzer final : public Analyzer {
       r.point = cand.point;
       r.per = stats::periodicity_test(pos, noise, alpha);
       r.positions = r.per.positions;
-      r.aggregate = aggregate_mixed_test(pos, noise);
+      r.aggregate = stats::aggregate_mixed_test(pos, noise);
       const auto missing = stats::missing_positions(pos, noise / 2, alpha);
       r.missing = missing.size();
       // Informative: some positions really miss, and some do not always miss.

@@ -12,6 +12,7 @@
 #include "analyzers/stats/chase.hpp"
 #include "analyzers/stats/periodicity.hpp"
 #include "analyzers/stats/report.hpp"
+#include "analyzers/stats/stage_grids.hpp"
 #include "analyzers/stats/staircase.hpp"
 #include "analyzers/stats/sweep_groups.hpp"
 #include "engine/spec/units.hpp"
@@ -49,25 +50,10 @@ class SetsAnalyzer final : public Analyzer {
  private:
   Finding analyze_group(const stats::SweepGroup& g, const AnalyzerParams& params, double noise) const {
     const std::uint64_t stride = g.points.front()->stride_bytes();
-    std::vector<double> pool;
-    const std::size_t cap = stats::pooled_per_point(g.points.size(), 20000);
-    for (const auto* p : g.points) {
-      const auto l = stats::latencies(p->measured_samples(), cap);
-      pool.insert(pool.end(), l.begin(), l.end());
-    }
-    stats::LevelOptions lo;
-    lo.min_share = 1e-4;  // with min_count: a few slow samples can be a level; the tests decide
-    const stats::LevelModel model = stats::cluster_levels(pool, lo);
-    int hit = stats::hit_level_of(model, stats::latencies(g.points.front()->measured_samples(), 20000));
-    if (hit < 0) hit = 0;
-    std::vector<std::vector<double>> per_point;
-    for (const auto* p : g.points) per_point.push_back(stats::latencies(p->measured_samples(), 20000));
-    const auto ignore = stats::static_levels(model, hit, per_point);
-    std::vector<stats::PassGrid> grids;
-    for (const auto* p : g.points)
-      grids.push_back(stats::make_grid(stats::main_chase(*p), model, hit, true, 1.25, &ignore));
-    // Misclassification rate: what the smallest N (below C) shows, at least `noise`'s floor.
-    const double eps = stats::noise_rate(grids.front(), noise);
+    const stats::StageGrids sg = stats::stage_grids(g, noise);
+    const stats::LevelModel& model = sg.model;
+    const int hit = sg.hit;
+    const double eps = sg.noise;
     // The smallest N (at or below C) sets the misclassification rate. Where it already
     // misses often, no line of a larger N misses significantly more, and "no point
     // misses" would be wrong: say what was seen (on Hopper, a per-access chase's
@@ -84,11 +70,10 @@ class SetsAnalyzer final : public Analyzer {
     }
     std::vector<stats::StairPoint> stair;
     for (std::size_t i = 0; i < g.points.size(); ++i) {
-      const auto pos = grids[i].positions();
       stats::StairPoint sp;
       sp.size_bytes = g.points[i]->size_bytes();
-      sp.units = pos.size();
-      for (auto j : stats::missing_positions(pos, eps, 0.01, false)) sp.missing.push_back(pos[j].offset / stride);
+      sp.units = sg.grids[i].positions().size();
+      sp.missing = stats::missing_lines(sg.grids[i], eps, stride);
       stair.push_back(std::move(sp));
     }
     const stats::Staircase st = stats::stage_staircase(stair, stride);

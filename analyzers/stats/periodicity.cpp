@@ -1,6 +1,7 @@
 #include "analyzers/stats/periodicity.hpp"
 
 #include <algorithm>
+#include <cmath>
 #include <map>
 
 #include "analyzers/stats/binomial.hpp"
@@ -46,6 +47,23 @@ PeriodicityResult periodicity_test(const std::vector<PositionStats>& positions, 
     r.min_p = std::min(r.min_p, pv);
   }
   return r;
+}
+
+AggregateMixed aggregate_mixed_test(const std::vector<PositionStats>& positions, double noise) {
+  AggregateMixed a;
+  for (const auto& ps : positions) {
+    const auto n = static_cast<double>(ps.hits + ps.misses);
+    if (n < 2) continue;
+    a.expected += 1 - std::pow(1 - noise, n) - std::pow(noise, n);
+    if (ps.hits > 0 && ps.misses > 0) ++a.mixed;
+  }
+  const auto m = static_cast<double>(a.mixed);
+  if (m <= a.expected || m == 0) return a;
+  const double e = std::max(a.expected, 1e-300);
+  // Poisson tail bound: P(X >= m) <= pmf(m) / (1 - e / (m + 1)).
+  const double log_pmf = m * std::log(e) - e - log_gamma(m + 1);
+  a.p = std::min(1.0, std::exp(log_pmf) / (1 - e / (m + 1)));
+  return a;
 }
 
 double noise_rate(const PassGrid& g, double floor) {

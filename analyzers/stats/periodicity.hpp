@@ -28,6 +28,19 @@ struct PeriodicityResult {
 PeriodicityResult periodicity_test(const std::vector<PositionStats>& positions, double noise = 0.02,
                                    double alpha = 1e-3);
 
+// Positions that are sometimes hit, sometimes miss, counted over the whole chase:
+// misclassification at rate p makes a position of n labelled rounds look mixed with
+// probability 1 - (1-p)^n - p^n; many more mixed positions than that predicts (a Poisson
+// upper tail, p) make the chase aperiodic even where no single position is significant
+// (a few different lines missing in each round, each only once).
+struct AggregateMixed {
+  std::size_t mixed = 0;
+  double expected = 0;
+  double p = 1;
+  [[nodiscard]] nlohmann::json to_json() const { return {{"mixed_positions", mixed}, {"expected_from_noise", expected}, {"p", p}}; }
+};
+AggregateMixed aggregate_mixed_test(const std::vector<PositionStats>& positions, double noise);
+
 // Positions whose misses exceed what a misclassification rate `noise` explains
 // (Bonferroni over the positions): the lines that really miss.
 std::vector<std::size_t> missing_positions(const std::vector<PositionStats>& positions, double noise = 0.01,

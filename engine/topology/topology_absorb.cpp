@@ -135,6 +135,18 @@ void replacement(TopologyResult& r, const std::string& cache, const Findings& fs
   if (f->way_probabilities) c.way_probabilities = f->way_probabilities;
 }
 
+void stage_profile(TopologyResult& r, const std::string& cache, const Findings& fs) {
+  for (const Finding& f : fs) {
+    if (f.analyzer != "stage_profile") continue;
+    nlohmann::json m = f.value.is_null() ? nlohmann::json::object() : f.details;
+    m["determined"] = !f.value.is_null();
+    if (!f.value.is_null()) m["clean_bytes"] = f.value;
+    m["summary"] = f.summary;
+    r.cache(cache).stage_profile = std::move(m);
+    return;
+  }
+}
+
 void sharing(TopologyResult& r, const std::string& a, const std::string& b, const Findings& fs) {
   const auto f = findings::sharing(fs);
   if (!f) return;

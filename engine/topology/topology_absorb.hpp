@@ -25,6 +25,9 @@ void line(TopologyResult& r, const std::string& cache, const Findings& fs);
 void line_blocks(TopologyResult& r, const std::string& cache, const Findings& fs);
 void sets(TopologyResult& r, const std::string& cache, const Findings& fs);
 void replacement(TopologyResult& r, const std::string& cache, const Findings& fs);
+// The stage_profile finding of a sets step: its details, summary and value
+// (clean_bytes), or {summary, determined: false}.
+void stage_profile(TopologyResult& r, const std::string& cache, const Findings& fs);
 void sharing(TopologyResult& r, const std::string& a, const std::string& b, const Findings& fs);
 
 void constant_l15_size(TopologyResult& r, const Findings& fs);

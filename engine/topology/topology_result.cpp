@@ -50,6 +50,7 @@ json cache_json(const CacheResult& c) {
   put(j, "replacement", c.replacement);
   put(j, "replacement_deterministic", c.replacement_deterministic);
   put(j, "way_probabilities", c.way_probabilities);
+  put(j, "stage_profile", c.stage_profile);
   put(j, "shared_with", c.shared_with);
   put(j, "per_sm", c.per_sm);
   put(j, "per_sm_note", c.per_sm_note);
@@ -93,6 +94,17 @@ DeviceFacts DeviceFacts::from_description(const json& d) {
   f.sm_count = device_number(d, "sm_count");
   f.memory_bytes = device_number(d, "memory_bytes");
   if (d.contains("sm_clock_khz") && d["sm_clock_khz"].is_number()) f.clock_ghz = d["sm_clock_khz"].get<double>() / 1e6;
+  if (d.contains("shared_configs_kib") && d["shared_configs_kib"].is_array()) {
+    std::uint64_t smallest = 0;
+    for (const auto& c : d["shared_configs_kib"]) {
+      if (!c.is_number_integer() || c.get<std::int64_t>() <= 0) continue;
+      const auto kib = static_cast<std::uint64_t>(c.get<std::int64_t>());
+      if (smallest == 0 || kib < smallest) smallest = kib;
+    }
+    const std::uint64_t reserved = device_number(d, "shared_reserved_per_block_bytes").value_or(0);
+    constexpr std::uint64_t kScratch = 64;  // the chaser's scratch word, rounded, with room to spare
+    if (smallest * 1024 > reserved + kScratch) f.on_chip_samples = smallest * 1024 - reserved - kScratch;
+  }
   return f;
 }
 

@@ -42,6 +42,9 @@ struct CacheResult {
   std::optional<std::string> replacement;
   std::optional<bool> replacement_deterministic;  // true: repeated launches missed alike (else absent)
   std::optional<std::vector<double>> way_probabilities;
+  // The stage_profile finding of the sets step (details and summary): how misses grow
+  // past the capacity, where sets and ways are not determined.
+  std::optional<nlohmann::json> stage_profile;
 
   std::optional<std::vector<std::string>> shared_with;  // caches on the same storage (sharing steps)
   std::optional<std::uint64_t> per_sm;
@@ -133,6 +136,11 @@ struct DeviceFacts {
   std::optional<std::uint64_t> sm_count;
   std::optional<std::uint64_t> memory_bytes;
   double clock_ghz = 0;  // 0: unknown
+  // Timed accesses an on-chip chase (timing.mode on_chip: one byte each in dynamic shared
+  // memory) can keep without the driver picking a larger shared configuration, i.e. a
+  // smaller L1, than the smallest one: that configuration less the per-block reservation
+  // and the chase's scratch word. Unknown (a simulated GPU): no limit.
+  std::optional<std::uint64_t> on_chip_samples;
 
   static DeviceFacts from_description(const nlohmann::json& describe);
 };

@@ -82,15 +82,24 @@ std::vector<std::string> line_and_size(const std::string& cache) {
   return {cache + "_fetch", cache + "_size", cache + "_line", cache + "_line_blocks"};
 }
 
-// Sets: s = b, N = C + k b (Mei & Chu stage 2).
-TopologyStep sets_step(const std::string& cache, const std::string& label) {
+// Timed accesses of a chase whose spec keeps them on chip (timing.mode on_chip): at
+// most what the smallest shared configuration holds, so that the samples never make
+// the driver shrink the L1 under test (DeviceFacts::on_chip_samples).
+std::uint64_t on_chip_iterations(const TopologyResult& r, std::uint64_t wanted) {
+  return r.device.on_chip_samples ? std::min(wanted, *r.device.on_chip_samples) : wanted;
+}
+
+// Sets: s = b, N = C + k b (Mei & Chu stage 2). `size_of`: the row whose size and line
+// the sweep starts from (the cache's own by default).
+TopologyStep sets_step(const std::string& cache, const std::string& label, std::string size_of = {}) {
+  if (size_of.empty()) size_of = cache;
   return {.id = cache + "_sets",
           .label = label + " sets",
           .cache = cache,
-          .sizes_from = [cache](const TopologyResult& r) -> StepSizing {
+          .sizes_from = [cache, size_of](const TopologyResult& r) -> StepSizing {
             const auto c = r.size_of(cache);
             if (!c) return SkipStep{"the size was not measured"};
-            const std::uint64_t b = step_bytes(r, cache);
+            const std::uint64_t b = step_bytes(r, size_of);
             const std::uint64_t from = round_to(*c, b);
             // Up to one step per set of a 2-way cache (at most 512): the staircase
             // must end inside the sweep, or the analyzer cannot count its steps.
@@ -98,11 +107,17 @@ TopologyStep sets_step(const std::string& cache, const std::string& label) {
             return Overrides{
                 {"array.stride", bytes(b)},
                 {"array.size", bytes(from)},
-                {"iterations", std::to_string(std::min<std::uint64_t>(4 * (from / b + steps), 1u << 20))},
+                {"iterations", std::to_string(on_chip_iterations(r, std::min<std::uint64_t>(4 * (from / b + steps), 1u << 20)))},
                 {"sweep.array.size", "{from: " + bytes(from) + ", to: " + bytes(from + steps * b) + ", step: " + bytes(b) + "}"}};
           },
-          .needs = line_and_size(cache),
-          .absorb = [cache](TopologyResult& r, const Findings& fs) { absorb::sets(r, cache, fs); }};
+          .needs = size_of == cache ? line_and_size(cache)
+                                    : std::vector<std::string>{cache + "_size", size_of + "_fetch", size_of + "_line",
+                                                               size_of + "_line_blocks"},
+          .absorb = [cache](TopologyResult& r, const Findings& fs) {
+            absorb::sets(r, cache, fs);
+            absorb::stage_profile(r, cache, fs);
+            absorb::replacement(r, cache, fs);  // where the spec runs it on the stage sweep
+          }};
 }
 
 // Replacement: N = C + b, s = b, many rounds.
@@ -117,7 +132,7 @@ TopologyStep replacement_step(const std::string& cache, const std::string& label
             const std::uint64_t n = round_to(*c, b) + b;
             return Overrides{{"array.stride", bytes(b)},
                              {"array.size", bytes(n)},
-                             {"iterations", std::to_string(std::clamp<std::uint64_t>(64 * (n / b), 16384, 1u << 20))}};
+                             {"iterations", std::to_string(on_chip_iterations(r, std::clamp<std::uint64_t>(64 * (n / b), 16384, 1u << 20)))}};
           },
           .needs = line_and_size(cache),
           .absorb = [cache](TopologyResult& r, const Findings& fs) { absorb::replacement(r, cache, fs); }};
@@ -302,6 +317,22 @@ std::vector<TopologyStep> topology_plan() {
                   },
                   .needs = {"texture_size"},
                   .absorb = absorb::texture_amount});
+  // The L1 data cache under another L1/shared split (the specs' carveout): its size by the
+  // same knee search at the L1's fetch granularity, then the on-chip stage sweep at its line.
+  plan.push_back({.id = "l1_carveout_size",
+                  .label = "L1 data size, other carveout",
+                  .cache = "l1_carveout",
+                  .in_fast_mode = false,
+                  .sizes_from = [](const TopologyResult& r) -> StepSizing {
+                    return Overrides{{"array.stride", bytes(r.fetch_of("l1").value_or(32))}};
+                  },
+                  .needs = {"l1_fetch"},
+                  .absorb = [](TopologyResult& r, const Findings& fs) { absorb::size(r.cache("l1_carveout"), fs); }});
+  {
+    TopologyStep s = sets_step("l1_carveout", "L1 data, other carveout,", "l1");
+    s.in_fast_mode = false;
+    plan.push_back(std::move(s));
+  }
   plan.push_back(latency_step("l2", "L2 latency"));
   plan.push_back(fetch_step("l2", "L2"));
   plan.push_back(size_step("l2", "L2"));

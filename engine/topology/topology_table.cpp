@@ -59,6 +59,21 @@ std::string policy_cell(const json& c) {
   return p;
 }
 
+// The cache table's rows: topology.json key, label.
+const std::vector<std::pair<std::string, std::string>>& cache_rows() {
+  static const std::vector<std::pair<std::string, std::string>> rows{
+      {"l1", "L1 data"},
+      {"l1_carveout", "L1 data, other carveout"},
+      {"texture", "texture"},
+      {"readonly", "read-only"},
+      {"constant_l1", "constant L1"},
+      {"constant_l15", "constant L1.5"},
+      {"l2", "L2"},
+      {"dram", "main memory"},
+      {"shared", "shared memory"}};
+  return rows;
+}
+
 }  // namespace
 
 std::string topology_headline(const json& r) {
@@ -83,11 +98,8 @@ TopologyTable topology_cache_table(const json& r) {
                   {"memory", "size", "(driver)", "line", "fetch", "lat cyc", "(corr)", "ns", "sets x ways",
                    "policy", "shared with", "per SM"},
                   {}};
-  const std::vector<std::pair<std::string, std::string>> rows{
-      {"l1", "L1 data"},         {"texture", "texture"}, {"readonly", "read-only"},   {"constant_l1", "constant L1"},
-      {"constant_l15", "constant L1.5"}, {"l2", "L2"},   {"dram", "main memory"}, {"shared", "shared memory"}};
   const json& caches = r.value("caches", json::object());
-  for (const auto& [key, label] : rows) {
+  for (const auto& [key, label] : cache_rows()) {
     if (!caches.contains(key)) continue;
     const json& c = caches[key];
     std::string size = size_of(c, "size_bytes");
@@ -343,6 +355,18 @@ std::string topology_l2_partition_line(const json& r) {
   return "";
 }
 
+std::vector<std::string> topology_stage_profile_lines(const json& r) {
+  std::vector<std::string> out;
+  const json& caches = r.value("caches", json::object());
+  for (const auto& [key, label] : cache_rows()) {
+    if (!caches.contains(key) || !caches[key].contains("stage_profile")) continue;
+    const json& p = caches[key]["stage_profile"];
+    if (!p.value("determined", false) || !p.contains("summary")) continue;
+    out.push_back(label + " past its capacity (stage sweep, s = one line): " + p["summary"].get<std::string>());
+  }
+  return out;
+}
+
 std::string topology_table(const json& r) {
   std::ostringstream os;
   os << topology_headline(r) << "\n\n" << render_padded(topology_cache_table(r));
@@ -354,6 +378,7 @@ std::string topology_table(const json& r) {
   }
   if (const std::string whole = topology_l2_whole_line(r); !whole.empty()) os << whole << "\n";
   if (const std::string parts = topology_l2_partition_line(r); !parts.empty()) os << parts << "\n";
+  for (const std::string& line : topology_stage_profile_lines(r)) os << line << "\n";
   if (const auto tlb = topology_tlb_table(r); !tlb.rows.empty()) os << "\nTLB\n" << render_padded(tlb);
   else if (r.contains("tlb") && r["tlb"].contains("levels_note"))
     os << "\nTLB: no level found: " << r["tlb"]["levels_note"].get<std::string>() << "\n";

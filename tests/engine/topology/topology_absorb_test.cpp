@@ -244,3 +244,22 @@ TEST_CASE("topology absorb: the L2 from every SM is the per-SM knee times the SM
   REQUIRE(r.caches["l2"].whole_gpu_note);
   CHECK(r.caches["l2"].whole_gpu_note->find("no knee") != std::string::npos);
 }
+
+TEST_CASE("topology absorb: the stage profile keeps its details and the clean capacity, or why not") {
+  TopologyResult r;
+  absorb::stage_profile(r, "l1", {finding("stage_profile", 246784, {{"clean_lines", 1928}, {"aperiodic_points", 61}})});
+  REQUIRE(r.caches["l1"].stage_profile);
+  const json& p = *r.caches["l1"].stage_profile;
+  CHECK(p["determined"] == true);
+  CHECK(p["clean_bytes"] == 246784);
+  CHECK(p["clean_lines"] == 1928);
+  CHECK(p["aperiodic_points"] == 61);
+  CHECK(p["summary"] == "stage_profile summary");
+  absorb::stage_profile(r, "texture", {finding("stage_profile", nullptr, {{"reason", "no point misses"}})});
+  const json& u = *r.caches["texture"].stage_profile;
+  CHECK(u["determined"] == false);
+  CHECK_FALSE(u.contains("clean_bytes"));
+  CHECK_FALSE(u.contains("reason"));  // the summary carries it
+  absorb::stage_profile(r, "readonly", {finding("sets", 4)});  // no stage_profile finding: nothing
+  CHECK_FALSE(r.caches["readonly"].stage_profile);
+}

@@ -44,7 +44,14 @@ TEST_CASE("topology result: device facts and driver figures from the keys a devi
   CHECK(g.l2_bytes == 52428800u);
   CHECK(g.shared_per_sm_bytes == 233472u);
   CHECK(g.shared_per_block_bytes == 49152u);
+  CHECK_FALSE(f.on_chip_samples);  // no shared-memory configurations described
+  // Hopper's configurations: the smallest above 0 (8 KiB) less the 1 KiB per-block
+  // reservation and the chase's scratch word.
+  const DeviceFacts h = DeviceFacts::from_description(
+      json{{"shared_configs_kib", {0, 8, 16, 32, 64, 100, 132, 164, 196, 228}}, {"shared_reserved_per_block_bytes", 1024}});
+  CHECK(h.on_chip_samples == 8192u - 1024u - 64u);
   const DeviceFacts none = DeviceFacts::from_description(json{{"name", "sim"}});
+  CHECK_FALSE(none.on_chip_samples);
   CHECK_FALSE(none.sm_count);
   CHECK(none.clock_ghz == 0);
 }

@@ -205,3 +205,17 @@ TEST_CASE("topology tables: the policy column says deterministic where the launc
   r["caches"]["l1"].erase("replacement_deterministic");
   CHECK(topology_cache_table(r).rows[0][9] == "non-lru");
 }
+
+TEST_CASE("stage profile lines: one per cache that has a determined one, with the table's label") {
+  const json r{{"caches",
+                {{"l1", {{"stage_profile", {{"determined", true}, {"summary", "clean to 1928 lines"}}}}},
+                 {"l1_carveout", {{"size_bytes", 152320}, {"stage_profile", {{"determined", true}, {"summary", "clean to 1190 lines"}}}}},
+                 {"texture", {{"stage_profile", {{"determined", false}, {"summary", "no point misses"}}}}}}}};
+  const auto lines = topology_stage_profile_lines(r);
+  REQUIRE(lines.size() == 2);
+  CHECK(lines[0] == "L1 data past its capacity (stage sweep, s = one line): clean to 1928 lines");
+  CHECK(lines[1].rfind("L1 data, other carveout past its capacity", 0) == 0);
+  CHECK(topology_table(r).find("clean to 1190 lines") != std::string::npos);
+  REQUIRE(topology_cache_table(r).rows.size() == 3);
+  CHECK(topology_cache_table(r).rows[1].front() == "L1 data, other carveout");
+}

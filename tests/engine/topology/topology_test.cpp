@@ -106,6 +106,23 @@ void check_profile(const std::string& name) {
       CHECK(number(m, "sets") == static_cast<double>(g.sets()));
       if (g.uniform_ways() > 0) CHECK(number(m, "ways") == g.uniform_ways());
     }
+    // Past the capacity (the sets step's stage_profile): clean to the capacity; an LRU cache
+    // misses the same lines every pass, and a line that misses keeps missing as N grows; a
+    // random policy does neither.
+    if (row_name == "l1" || row_name == "texture" || row_name == "readonly") {
+      REQUIRE(m.contains("stage_profile"));
+      const json& sp = m["stage_profile"];
+      CAPTURE(sp.dump());
+      REQUIRE(sp.value("determined", false));
+      CHECK(std::fabs(number(sp, "clean_bytes") - static_cast<double>(g.capacity_bytes())) <= static_cast<double>(g.line_bytes));
+      if (lru) {
+        CHECK(sp["aperiodic_points"] == 0);
+        CHECK(sp["inclusion_broken"] == 0);
+      } else if (g.replacement.kind != sim::Replacement::Kind::fifo) {
+        CHECK(sp["aperiodic_points"].get<int>() > 0);
+        CHECK(m["replacement"] == "non-lru");
+      }
+    }
     // Latency: the chain's load-to-use cycles once the timer overhead is taken off.
     if (number(m, "latency_corrected_cycles") > 0 && row.step == 0 && std::string(row.name) != "l2")
       CHECK(number(m, "latency_corrected_cycles") == doctest::Approx(latency).epsilon(0.15));
@@ -170,6 +187,41 @@ void check_profile(const std::string& name) {
 }  // namespace
 
 TEST_CASE("topology recovers the Fermi GTX 560 Ti profile") { check_profile("fermi-gtx560ti"); }
+
+TEST_CASE("topology: the L1 under another carveout: its size, sets and ways, clean capacity") {
+  for (const char* name : {"h100-sxm", "fermi-gtx560ti"}) {
+    CAPTURE(name);
+    const sim::Profile truth = sim::load_profile_file(sim::resolve_profile_path(name));
+    auto device = open_device(std::string("sim:") + name);
+    TempDir out;
+    TopologyOptions o;
+    o.out_dir = out.path();
+    o.only = {"l1_fetch", "l1_size", "l1_line", "l1_line_blocks", "l1_carveout_size", "l1_carveout_sets"};
+    std::atomic<bool> stop{false};
+    const json r = run_topology(*device, o, stop);
+    REQUIRE(r["status"] == "complete");
+    std::size_t index = 0;
+    double latency = 0;
+    REQUIRE(cache_of(truth, kRows[0], index, latency) != nullptr);
+    // The specs' carveout: 40 % of the largest shared memory per SM.
+    const sim::CacheGeometry g = truth.geometry_for(index, 40);
+    REQUIRE(r["caches"].contains("l1_carveout"));
+    const json& m = r["caches"]["l1_carveout"];
+    INFO(m.dump());
+    CHECK(std::fabs(number(m, "size_bytes") - static_cast<double>(g.capacity_bytes())) <= static_cast<double>(g.sector_bytes));
+    REQUIRE(m.contains("stage_profile"));
+    CHECK(std::fabs(number(m["stage_profile"], "clean_bytes") - static_cast<double>(g.capacity_bytes())) <=
+          static_cast<double>(g.line_bytes));
+    REQUIRE(m.contains("replacement"));
+    if (g.replacement.kind == sim::Replacement::Kind::lru) {
+      CHECK(m["replacement"] == "lru");
+      CHECK(number(m, "sets") == static_cast<double>(g.sets()));
+      CHECK(number(m, "ways") == g.uniform_ways());
+    } else {
+      CHECK(m["replacement"] == "non-lru");
+    }
+  }
+}
 TEST_CASE("topology recovers the Kepler GTX 780 profile") { check_profile("kepler-gtx780"); }
 TEST_CASE("topology recovers the Maxwell GTX 980 profile") { check_profile("maxwell-gtx980"); }
 TEST_CASE("topology recovers the Tesla C2070 profile") { check_profile("tesla-c2070"); }
