@@ -84,8 +84,9 @@ class StageProfileAnalyzer final : public Analyzer {
       Finding f = analyze_group(g, params);
       (f.value.is_null() ? failed : ok).push_back(std::move(f));
     }
+    // Every series: several strides (the conflict step) each say how many lines fit.
+    ok.insert(ok.end(), failed.begin(), failed.end());
     if (!ok.empty()) return ok;
-    if (!failed.empty()) return {failed.front()};
     return {stats::undetermined(name(), "bytes",
                                 "no series over N with at least 3 sizes (a stage sweep: N = C + k*b at s = b)")};
   }
@@ -123,10 +124,15 @@ class StageProfileAnalyzer final : public Analyzer {
     }
     std::size_t first = 0;
     while (first < pts.size() && pts[first].missing.empty()) ++first;
-    if (first == pts.size())
-      return stats::undetermined(name(), "bytes",
-                                 "no point misses: the sweep ends at or below the capacity (" +
-                                     format_bytes(pts.back().point->size_bytes()) + ") [" + g.label() + "]");
+    if (first == pts.size()) {
+      Finding u = stats::undetermined(name(), "bytes",
+                                      "no point misses: the sweep ends at or below the capacity (" +
+                                          std::to_string(pts.back().lines) + " lines, " +
+                                          format_bytes(pts.back().point->size_bytes()) + ") [" + g.label() + "]");
+      u.details["clean_lines_at_least"] = pts.back().lines;
+      u.details["line_bytes"] = stride;
+      return u;
+    }
     if (first == 0)
       return stats::undetermined(name(), "bytes",
                                  "the smallest N with two passes (" + format_bytes(pts.front().point->size_bytes()) +

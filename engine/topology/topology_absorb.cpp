@@ -1,7 +1,10 @@
 #include "engine/topology/topology_absorb.hpp"
 
 #include <algorithm>
+#include <cmath>
+#include <cstdio>
 
+#include "engine/spec/units.hpp"
 #include "engine/topology/tlb_sweeps.hpp"
 
 namespace dissect::absorb {
@@ -119,6 +122,7 @@ void sets(TopologyResult& r, const std::string& cache, const Findings& fs) {
     return;
   }
   c.sets = f->sets;
+  c.sets_source = "stage method";
   c.sets_confidence = f->verdict.confidence;
   if (f->ways) c.ways = f->ways;
   if (f->lines_per_block) c.lines_per_block = f->lines_per_block;
@@ -145,6 +149,104 @@ void stage_profile(TopologyResult& r, const std::string& cache, const Findings& 
     r.cache(cache).stage_profile = std::move(m);
     return;
   }
+}
+
+namespace {
+std::string fmt_number(double v) {
+  char buf[32];
+  std::snprintf(buf, sizeof buf, "%.3g", v);
+  return buf;
+}
+}  // namespace
+
+void conflict(TopologyResult& r, const std::string& cache, const Findings& fs) {
+  struct Fit {
+    std::uint64_t stride = 0, lines = 0, first_miss = 0;
+    bool exact = false, at_least = false;
+  };
+  std::vector<Fit> fits;
+  std::string other;  // a stride whose finding says neither
+  for (const Finding& f : fs) {
+    if (f.analyzer != "stage_profile") continue;
+    Fit x;
+    x.stride = f.details.value("line_bytes", std::uint64_t{0});
+    if (!f.value.is_null() && f.details.contains("clean_lines")) {
+      x.lines = f.details["clean_lines"].get<std::uint64_t>();
+      x.first_miss = f.details.value("first_miss_lines", std::uint64_t{0});
+      x.exact = x.first_miss == x.lines + 1;
+    } else if (f.details.contains("clean_lines_at_least")) {
+      x.lines = f.details["clean_lines_at_least"].get<std::uint64_t>();
+      x.at_least = true;
+    } else {
+      other += (other.empty() ? "" : "; ") + f.summary;
+      continue;
+    }
+    fits.push_back(x);
+  }
+  if (fits.empty() && other.empty()) return;
+  std::sort(fits.begin(), fits.end(), [](const Fit& a, const Fit& b) { return a.stride < b.stride; });
+  CacheResult& c = r.cache(cache);
+  nlohmann::json j;
+  nlohmann::json strides = nlohmann::json::array();
+  std::string seen;
+  for (const Fit& x : fits) {
+    strides.push_back({{"stride_bytes", x.stride},
+                       {x.at_least ? "lines_fit_at_least" : "lines_fit", x.lines},
+                       {"exact", x.exact}});
+    seen += (seen.empty() ? "" : ", ") + std::string(x.at_least ? ">= " : x.exact ? "" : "~") + std::to_string(x.lines) +
+            " at " + format_bytes(x.stride);
+  }
+  j["strides"] = strides;
+  const bool all_exact = !fits.empty() && other.empty() &&
+                         std::all_of(fits.begin(), fits.end(), [](const Fit& x) { return x.exact; });
+  const bool equal = all_exact && std::all_of(fits.begin(), fits.end(), [&](const Fit& x) { return x.lines == fits[0].lines; });
+  const std::uint64_t b = c.line_bytes.value_or(0);
+  const std::uint64_t size = c.size_bytes.value_or(0);
+  // The stage sweep's first overflow, where every point past the capacity was periodic (an
+  // LRU-like policy): one set overflowed by one line misses all its ways + 1 lines every
+  // pass, whatever the index. (A random policy misses fewer, and proves nothing here.)
+  std::optional<double> stage_first_miss;
+  if (c.stage_profile && c.stage_profile->value("determined", false) && c.stage_profile->contains("first_miss_per_pass") &&
+      c.stage_profile->value("aperiodic_points", 1) == 0)
+    stage_first_miss = (*c.stage_profile)["first_miss_per_pass"].get<double>();
+  const bool stage_agrees =
+      !stage_first_miss || fits.empty() || std::fabs(*stage_first_miss - static_cast<double>(fits[0].lines + 1)) <= 0.5;
+  if (equal && !stage_agrees) {
+    j["summary"] = "lines fit " + seen + " apart, yet one line past the capacity misses " + fmt_number(*stage_first_miss) +
+                   " lines per pass, not " + std::to_string(fits[0].lines + 1) +
+                   ": the strided lines fill more than one set (a set count that is not a power of two), so no set "
+                   "of ways is read from them";
+  } else if (equal && fits.size() >= 3 && b > 0 && size > 0 && fits[0].lines * b < size) {
+    const std::uint64_t ways = fits[0].lines;
+    j["ways"] = ways;
+    if (size % (ways * b) == 0) j["sets"] = size / (ways * b);
+    j["summary"] = "lines fit " + seen + " apart: they share one set of " + std::to_string(ways) + " ways" +
+                   (j.contains("sets") ? "; " + j["sets"].dump() + " sets of " + format_bytes(b) + " lines" : "");
+    if (!c.sets && j.contains("sets")) {
+      c.sets = j["sets"].get<std::uint64_t>();
+      c.ways = static_cast<double>(ways);
+      c.sets_source = "conflicts";
+    } else if (c.sets && j.contains("sets") && (*c.sets != j["sets"].get<std::uint64_t>() || c.ways != static_cast<double>(ways))) {
+      j["disagrees_with_stage_method"] = true;
+    }
+  } else if (!fits.empty() && std::all_of(fits.begin(), fits.end(), [](const Fit& x) { return x.at_least; })) {
+    std::uint64_t least = fits[0].lines;
+    for (const Fit& x : fits) least = std::min(least, x.lines);
+    j["summary"] = "no conflict: " + seen + " apart all hit: the set index is not made of address bits below " +
+                   format_bytes(fits[0].stride) + " (a hash of higher bits), or a set has at least " +
+                   std::to_string(least) + " ways";
+  } else if (!fits.empty() && other.empty() && std::all_of(fits.begin(), fits.end(), [&](const Fit& x) {
+               return !x.at_least && x.lines == fits[0].lines && x.first_miss == fits[0].first_miss;
+             })) {
+    j["summary"] = "lines fit " + seen + " apart: one set of " + std::to_string(fits[0].lines) + " to " +
+                   std::to_string(fits[0].first_miss - 1) + " ways, if they share one (the sweep steps " +
+                   std::to_string(fits[0].first_miss - fits[0].lines) + " lines there)";
+  } else {
+    j["summary"] = "lines fit " + (seen.empty() ? std::string("-") : seen) + " apart" +
+                   (other.empty() ? "" : " (" + other + ")") +
+                   ": not one count at every stride, so no set of ways is read from them";
+  }
+  c.conflict = std::move(j);
 }
 
 void sharing(TopologyResult& r, const std::string& a, const std::string& b, const Findings& fs) {

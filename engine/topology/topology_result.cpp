@@ -51,6 +51,8 @@ json cache_json(const CacheResult& c) {
   put(j, "replacement_deterministic", c.replacement_deterministic);
   put(j, "way_probabilities", c.way_probabilities);
   put(j, "stage_profile", c.stage_profile);
+  put(j, "conflict", c.conflict);
+  put(j, "sets_source", c.sets_source);
   put(j, "shared_with", c.shared_with);
   put(j, "per_sm", c.per_sm);
   put(j, "per_sm_note", c.per_sm_note);

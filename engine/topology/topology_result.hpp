@@ -45,6 +45,10 @@ struct CacheResult {
   // The stage_profile finding of the sets step (details and summary): how misses grow
   // past the capacity, where sets and ways are not determined.
   std::optional<nlohmann::json> stage_profile;
+  // The conflict step: lines that fit at each large stride, the ways and sets they imply
+  // where all strides agree, and its summary (topology_absorb.hpp).
+  std::optional<nlohmann::json> conflict;
+  std::optional<std::string> sets_source;  // which step gave sets x ways: "stage method" or "conflicts"
 
   std::optional<std::vector<std::string>> shared_with;  // caches on the same storage (sharing steps)
   std::optional<std::uint64_t> per_sm;

@@ -138,6 +138,40 @@ TopologyStep replacement_step(const std::string& cache, const std::string& label
           .absorb = [cache](TopologyResult& r, const Findings& fs) { absorb::replacement(r, cache, fs); }};
 }
 
+// Conflicts (Saavedra's large strides, timed on chip): lines s / 2, s and 3 s / 2 apart, s
+// the power of two at or above C, 1 to 32 of them one at a time, then 8 at a time to 128 (at
+// most C / b + 1). A modulo index over a power of two of sets (S b <= C / 2 <= s / 2) puts
+// every such line into one set: at each stride as many lines fit as the set has ways. The
+// odd multiple 3 s / 2 tells a set count with a factor 3 (lines s apart then spread over
+// three sets, 3 s / 2 apart over one).
+TopologyStep conflict_step(const std::string& cache, const std::string& label) {
+  return {.id = cache + "_conflict",
+          .label = label + " conflicts (large strides)",
+          .cache = cache,
+          .sizes_from = [cache](const TopologyResult& r) -> StepSizing {
+            const auto c = r.size_of(cache);
+            if (!c) return SkipStep{"the size was not measured"};
+            const std::uint64_t b = step_bytes(r, cache);
+            std::uint64_t s = b;
+            while (s < *c) s *= 2;
+            const std::uint64_t most = std::min<std::uint64_t>(128, *c / b + 1);
+            std::vector<std::uint64_t> lines;
+            for (std::uint64_t k = 1; k <= most; k += k < 32 ? 1 : 8) lines.push_back(k);
+            std::string strides, sizes;
+            for (const std::uint64_t stride : {s / 2, s, 3 * s / 2})
+              for (const std::uint64_t k : lines) {
+                strides += (strides.empty() ? "" : ", ") + bytes(stride);
+                sizes += (sizes.empty() ? "" : ", ") + bytes(k * stride);
+              }
+            return Overrides{{"array.stride", bytes(s)},
+                             {"array.size", bytes(s)},
+                             {"iterations", std::to_string(on_chip_iterations(r, std::max<std::uint64_t>(4096, 16 * most)))},
+                             {"sweep.zip", "[{array.stride: [" + strides + "], array.size: [" + sizes + "]}]"}};
+          },
+          .needs = line_and_size(cache),
+          .absorb = [cache](TopologyResult& r, const Findings& fs) { absorb::conflict(r, cache, fs); }};
+}
+
 TopologyStep latency_step(const std::string& cache, const std::string& label) {
   return {.id = cache + "_latency",
           .label = label,
@@ -165,6 +199,7 @@ void add_cache_steps(std::vector<TopologyStep>& plan, const std::string& cache, 
   plan.push_back(line_blocks_step(cache, label));
   plan.push_back(sets_step(cache, label));
   plan.push_back(replacement_step(cache, label));
+  plan.push_back(conflict_step(cache, label));
 }
 
 // Each array fits its own cache; together they overflow one shared cache.

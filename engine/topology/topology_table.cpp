@@ -355,14 +355,18 @@ std::string topology_l2_partition_line(const json& r) {
   return "";
 }
 
-std::vector<std::string> topology_stage_profile_lines(const json& r) {
+std::vector<std::string> topology_cache_structure_lines(const json& r) {
   std::vector<std::string> out;
   const json& caches = r.value("caches", json::object());
   for (const auto& [key, label] : cache_rows()) {
-    if (!caches.contains(key) || !caches[key].contains("stage_profile")) continue;
-    const json& p = caches[key]["stage_profile"];
-    if (!p.value("determined", false) || !p.contains("summary")) continue;
-    out.push_back(label + " past its capacity (stage sweep, s = one line): " + p["summary"].get<std::string>());
+    if (!caches.contains(key)) continue;
+    const json& c = caches[key];
+    if (c.contains("stage_profile") && c["stage_profile"].value("determined", false) &&
+        c["stage_profile"].contains("summary"))
+      out.push_back(label + " past its capacity (stage sweep, s = one line): " +
+                    c["stage_profile"]["summary"].get<std::string>());
+    if (c.contains("conflict") && c["conflict"].contains("summary"))
+      out.push_back(label + " at large strides: " + c["conflict"]["summary"].get<std::string>());
   }
   return out;
 }
@@ -378,7 +382,7 @@ std::string topology_table(const json& r) {
   }
   if (const std::string whole = topology_l2_whole_line(r); !whole.empty()) os << whole << "\n";
   if (const std::string parts = topology_l2_partition_line(r); !parts.empty()) os << parts << "\n";
-  for (const std::string& line : topology_stage_profile_lines(r)) os << line << "\n";
+  for (const std::string& line : topology_cache_structure_lines(r)) os << line << "\n";
   if (const auto tlb = topology_tlb_table(r); !tlb.rows.empty()) os << "\nTLB\n" << render_padded(tlb);
   else if (r.contains("tlb") && r["tlb"].contains("levels_note"))
     os << "\nTLB: no level found: " << r["tlb"]["levels_note"].get<std::string>() << "\n";

@@ -263,3 +263,68 @@ TEST_CASE("topology absorb: the stage profile keeps its details and the clean ca
   absorb::stage_profile(r, "readonly", {finding("sets", 4)});  // no stage_profile finding: nothing
   CHECK_FALSE(r.caches["readonly"].stage_profile);
 }
+
+namespace {
+// The conflict step's finding for one stride: n lines fit (the next misses), or none missed up to n.
+Finding fit(std::uint64_t stride, std::uint64_t n, bool at_least = false, std::uint64_t first_miss = 0) {
+  if (at_least) return finding("stage_profile", nullptr, {{"clean_lines_at_least", n}, {"line_bytes", stride}});
+  return finding("stage_profile", n * stride,
+                 {{"clean_lines", n}, {"first_miss_lines", first_miss == 0 ? n + 1 : first_miss}, {"line_bytes", stride}});
+}
+}  // namespace
+
+TEST_CASE("topology absorb: conflicts give ways and sets where every stride agrees exactly") {
+  TopologyResult r;
+  r.cache("l1").size_bytes = 49152;
+  r.cache("l1").line_bytes = 128;
+  absorb::conflict(r, "l1", {fit(32768, 6), fit(65536, 6), fit(98304, 6)});
+  const CacheResult& c = r.caches["l1"];
+  REQUIRE(c.conflict);
+  CHECK((*c.conflict)["ways"] == 6);
+  CHECK((*c.conflict)["sets"] == 64);
+  CHECK(c.sets == 64u);
+  CHECK(c.ways == 6.0);
+  CHECK(c.sets_source == "conflicts");
+  CHECK((*c.conflict)["summary"].get<std::string>().find("one set of 6 ways; 64 sets of 128 B lines") != std::string::npos);
+}
+
+TEST_CASE("topology absorb: conflicts never override the stage method; disagreement is recorded") {
+  TopologyResult r;
+  CacheResult& c = r.cache("l1");
+  c.size_bytes = 49152;
+  c.line_bytes = 128;
+  absorb::sets(r, "l1", {finding("sets", 96, {{"ways", 4}})});
+  REQUIRE(c.sets == 96u);
+  CHECK(c.sets_source == "stage method");
+  absorb::conflict(r, "l1", {fit(32768, 12), fit(65536, 12), fit(98304, 12)});
+  CHECK(c.sets == 96u);
+  CHECK(c.sets_source == "stage method");
+  CHECK((*c.conflict)["disagrees_with_stage_method"] == true);
+}
+
+TEST_CASE("topology absorb: conflicts that read nothing say why") {
+  TopologyResult r;
+  CacheResult& c = r.cache("l1");
+  c.size_bytes = 246784;
+  c.line_bytes = 128;
+  // No miss up to 128 lines at any stride: a hash, or at least 128 ways.
+  absorb::conflict(r, "l1", {fit(131072, 128, true), fit(262144, 128, true), fit(393216, 128, true)});
+  CHECK_FALSE(c.sets);
+  CHECK((*c.conflict)["summary"].get<std::string>().rfind("no conflict", 0) == 0);
+  CHECK((*c.conflict)["summary"].get<std::string>().find("at least 128 ways") != std::string::npos);
+  // Unequal counts (a set count with a factor 3): nothing read.
+  absorb::conflict(r, "l1", {fit(32768, 12), fit(65536, 12), fit(98304, 4)});
+  CHECK_FALSE(c.sets);
+  CHECK((*c.conflict)["summary"].get<std::string>().find("not one count") != std::string::npos);
+  // Equal counts, but an LRU-like stage sweep missed 5 lines one line past the capacity: 4 ways, not 12.
+  c.stage_profile = json{{"determined", true}, {"first_miss_per_pass", 5.0}, {"aperiodic_points", 0}};
+  c.size_bytes = 49152;
+  absorb::conflict(r, "l1", {fit(32768, 12), fit(65536, 12), fit(131072, 12)});
+  CHECK_FALSE(c.sets);
+  CHECK((*c.conflict)["summary"].get<std::string>().find("not 13") != std::string::npos);
+  // Equal but stepped counts: a range, no claim.
+  c.stage_profile.reset();
+  absorb::conflict(r, "l1", {fit(8192, 96, false, 104), fit(16384, 96, false, 104), fit(24576, 96, false, 104)});
+  CHECK_FALSE(c.sets);
+  CHECK((*c.conflict)["summary"].get<std::string>().find("96 to 103 ways") != std::string::npos);
+}

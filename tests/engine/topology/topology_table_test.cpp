@@ -211,11 +211,20 @@ TEST_CASE("stage profile lines: one per cache that has a determined one, with th
                 {{"l1", {{"stage_profile", {{"determined", true}, {"summary", "clean to 1928 lines"}}}}},
                  {"l1_carveout", {{"size_bytes", 152320}, {"stage_profile", {{"determined", true}, {"summary", "clean to 1190 lines"}}}}},
                  {"texture", {{"stage_profile", {{"determined", false}, {"summary", "no point misses"}}}}}}}};
-  const auto lines = topology_stage_profile_lines(r);
+  const auto lines = topology_cache_structure_lines(r);
   REQUIRE(lines.size() == 2);
   CHECK(lines[0] == "L1 data past its capacity (stage sweep, s = one line): clean to 1928 lines");
   CHECK(lines[1].rfind("L1 data, other carveout past its capacity", 0) == 0);
   CHECK(topology_table(r).find("clean to 1190 lines") != std::string::npos);
   REQUIRE(topology_cache_table(r).rows.size() == 3);
   CHECK(topology_cache_table(r).rows[1].front() == "L1 data, other carveout");
+}
+
+TEST_CASE("cache structure lines: the conflict step's summary after the stage profile") {
+  const json r{{"caches",
+                {{"l1", {{"stage_profile", {{"determined", true}, {"summary", "clean to 1928 lines"}}},
+                         {"conflict", {{"summary", "no conflict: >= 128 at 128 KiB apart all hit"}}}}}}}};
+  const auto lines = topology_cache_structure_lines(r);
+  REQUIRE(lines.size() == 2);
+  CHECK(lines[1] == "L1 data at large strides: no conflict: >= 128 at 128 KiB apart all hit");
 }

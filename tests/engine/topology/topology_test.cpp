@@ -100,9 +100,12 @@ void check_profile(const std::string& name) {
     else if (number(m, "line_bytes") > 0)
       CHECK(number(m, "line_bytes") == static_cast<double>(g.line_bytes));
     // Sets and ways: exact wherever the stage method applies (LRU: a random policy
-    // blurs the staircase, as Mei & Chu found on Fermi's L1).
+    // blurs the staircase, as Mei & Chu found on Fermi's L1), and wherever the conflict
+    // step read them from lines that share one set (any policy).
     const bool lru = g.replacement.kind == sim::Replacement::Kind::lru;
-    if (lru && number(m, "sets") > 0) {
+    if (!lru && g.index.kind == sim::IndexFunction::Kind::modulo && g.uniform_ways() > 0 && std::string(row.name) == "l1")
+      CHECK(m.value("sets_source", std::string()) == "conflicts");
+    if ((lru || m.value("sets_source", std::string()) == "conflicts") && number(m, "sets") > 0) {
       CHECK(number(m, "sets") == static_cast<double>(g.sets()));
       if (g.uniform_ways() > 0) CHECK(number(m, "ways") == g.uniform_ways());
     }
