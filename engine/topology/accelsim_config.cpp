@@ -190,7 +190,10 @@ L2Choice l2_choice(const TopologyFile& t) {
   // The whole L2: the driver's figure where there is one; else the measured size,
   // times the partitions where one SM sees one partition's worth (near/far levels).
   std::uint64_t total = 4ull << 20;
-  const auto measured = positive(t.cache_number("l2", "size_bytes"));
+  // What one SM fills: one_sm_bytes, or size_bytes in files written before the L2's
+  // size_bytes became the whole GPU's.
+  auto measured = positive(t.cache_number("l2", "one_sm_bytes"));
+  if (!measured) measured = positive(t.cache_number("l2", "size_bytes"));
   std::size_t levels = 0;
   if (t.topology["caches"].contains("l2") && t.topology["caches"]["l2"].contains("hit_levels_cycles") &&
       t.topology["caches"]["l2"]["hit_levels_cycles"].is_array())
@@ -201,7 +204,7 @@ L2Choice l2_choice(const TopologyFile& t) {
     total = *driver;
     c.comments.push_back(fmt::format(
         "size {} in all ({} B): reported by the driver{}", bytes_text(total), total,
-        measured ? fmt::format("; measured from one SM: {} (caches.l2.size_bytes, one partition's worth)",
+        measured ? fmt::format("; measured from one SM: {} (caches.l2.one_sm_bytes, one partition's worth)",
                                bytes_text(*measured))
                  : std::string("; not measured")));
   } else if (measured) {
@@ -209,10 +212,10 @@ L2Choice l2_choice(const TopologyFile& t) {
     const std::uint64_t parts = levels >= 2 ? levels : 1;
     total = *measured * parts;
     c.comments.push_back(
-        parts > 1 ? fmt::format("size {} in all: measured {} from one SM (caches.l2.size_bytes) x {} partitions "
+        parts > 1 ? fmt::format("size {} in all: measured {} from one SM (caches.l2.one_sm_bytes) x {} partitions "
                                 "(the near/far hit levels: one SM fills its partition)",
                                 bytes_text(total), bytes_text(*measured), parts)
-                  : fmt::format("size {} ({} B): measured (caches.l2.size_bytes)", bytes_text(total), total));
+                  : fmt::format("size {} ({} B): measured (caches.l2.one_sm_bytes)", bytes_text(total), total));
   } else {
     c.comments.push_back(fmt::format("size {} [default: not measured]", bytes_text(total)));
   }

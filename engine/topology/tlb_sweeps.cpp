@@ -106,7 +106,7 @@ Limits limits(const TopologyResult& r) {
   l.footprint_cap = (1ull << 32) * 8;
   if (r.device.memory_bytes) l.footprint_cap = std::min(l.footprint_cap, *r.device.memory_bytes / 4 * 3);
   l.slot_cap = kMaxSlots;
-  std::optional<std::uint64_t> l2 = r.size_of("l2");
+  std::optional<std::uint64_t> l2 = r.one_sm_size_of("l2");
   if (!l2) l2 = r.driver.l2_bytes;
   if (l2 && *l2 > 0) l.slot_cap = std::clamp<std::uint64_t>(*l2 / kL2BytesPerSlot, 4, kMaxSlots);
   return l;

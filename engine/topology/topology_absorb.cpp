@@ -49,6 +49,12 @@ void size(CacheResult& c, const Findings& fs) {
   if (f->miss_latency_cycles) c.miss_level_cycles = f->miss_latency_cycles;
 }
 
+void l2_one_sm(TopologyResult& r, const Findings& fs) {
+  CacheResult& c = r.cache("l2");
+  size(c, fs);
+  c.one_sm_bytes = c.size_bytes;
+}
+
 void l2_whole(TopologyResult& r, const Findings& fs, std::uint64_t sms) {
   const auto f = findings::cache_size(fs);
   if (!f) return;
@@ -57,9 +63,15 @@ void l2_whole(TopologyResult& r, const Findings& fs, std::uint64_t sms) {
   if (!f->size_bytes) {
     c.whole_gpu_bytes.reset();
     c.whole_gpu_note = "every SM at once (" + std::to_string(sms) + "): " + f->verdict.reason;
+    c.size_bytes.reset();
+    c.size_note = "the L2 every SM fills at once is undetermined: " + *c.whole_gpu_note +
+                  (c.one_sm_bytes ? " (one SM fills " + format_bytes(*c.one_sm_bytes) + ": one_sm_bytes)" : "");
     return;
   }
   c.whole_gpu_bytes = *f->size_bytes * sms;
+  c.size_bytes = c.whole_gpu_bytes;
+  c.size_confidence = f->verdict.confidence;
+  c.size_note.reset();
   c.whole_gpu_note.reset();
 }
 

@@ -40,8 +40,11 @@ void constant_l15_size(TopologyResult& r, const Findings& fs);
 void texture_amount(TopologyResult& r, const Findings& fs);
 void l2_levels(TopologyResult& r, const Findings& fs);
 void banks(TopologyResult& r, const Findings& fs);
-// 'l2_whole_size': the per-SM knee of `sms` SMs at once, times `sms`, as the L2's
-// whole_gpu_bytes (or why not).
+// 'l2_size': what one SM fills, as one_sm_bytes and (until l2_whole) size_bytes.
+void l2_one_sm(TopologyResult& r, const Findings& fs);
+// 'l2_whole_size': the per-SM knee of `sms` SMs at once, times `sms`: the L2's size_bytes
+// (and whole_gpu_bytes); undetermined, size_bytes goes and size_note says why (one_sm_bytes
+// stays).
 void l2_whole(TopologyResult& r, const Findings& fs, std::uint64_t sms);
 // 'l2_partition_map': the SM groups near each partition, the lines' granularity and
 // function (the partition_map finding), or why not.

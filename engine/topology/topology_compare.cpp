@@ -88,10 +88,19 @@ std::vector<RowSpec> row_specs() {
     const std::string base = "caches." + c + ".";
     if (c != "dram" && c != "shared") {
       const bool searched = c == "l1" || c == "texture" || c == "readonly" || c == "constant_l1" || c == "l2";
-      RowSpec size{base + "size_bytes", name + " size" + (c == "l2" ? " (one SM)" : ""), Kind::size,
-                   num(c, "size_bytes"),
+      // The L2's one-SM figure: one_sm_bytes, or size_bytes in files written before the L2's
+      // size_bytes became the whole GPU's (they have no one_sm_bytes); the whole GPU's is the
+      // "every SM" row below.
+      RowSpec size{base + (c == "l2" ? "one_sm_bytes" : "size_bytes"), name + " size" + (c == "l2" ? " (one SM)" : ""),
+                   Kind::size,
+                   c == "l2" ? std::function<std::optional<double>(const TopologyFile&)>([](const TopologyFile& t) {
+                     if (auto one = t.cache_number("l2", "one_sm_bytes")) return one;
+                     return t.cache_number("l2", "size_bytes");
+                   })
+                             : num(c, "size_bytes"),
                    [c](const TopologyFile& t) -> std::optional<std::string> {
-                     if (t.cache_number(c, "size_bytes")) return std::nullopt;
+                     if (t.cache_number(c, "size_bytes") || (c == "l2" && t.cache_number(c, "one_sm_bytes")))
+                       return std::nullopt;
                      if (auto lb = t.cache_number(c, "size_lower_bound_bytes"))
                        return "> " + bytes_text(*lb);
                      if (t.cache_string(c, "size_note")) return std::string("undetermined");

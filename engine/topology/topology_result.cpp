@@ -19,6 +19,7 @@ json cache_json(const CacheResult& c) {
   json j = json::object();
   put(j, "unsupported", c.unsupported);
   put(j, "size_bytes", c.size_bytes);
+  put(j, "one_sm_bytes", c.one_sm_bytes);
   put(j, "whole_gpu_bytes", c.whole_gpu_bytes);
   put(j, "whole_gpu_sms", c.whole_gpu_sms);
   put(j, "whole_gpu_note", c.whole_gpu_note);
@@ -144,6 +145,12 @@ const CacheResult* TopologyResult::find(const std::string& name) const {
 std::optional<std::uint64_t> TopologyResult::size_of(const std::string& name) const {
   const CacheResult* c = find(name);
   return c ? positive(c->size_bytes) : std::nullopt;
+}
+
+std::optional<std::uint64_t> TopologyResult::one_sm_size_of(const std::string& name) const {
+  const CacheResult* c = find(name);
+  if (c && positive(c->one_sm_bytes)) return c->one_sm_bytes;
+  return size_of(name);
 }
 
 std::optional<std::uint64_t> TopologyResult::fetch_of(const std::string& name) const {

@@ -55,8 +55,10 @@ struct CacheResult {
   std::optional<std::string> per_sm_note;
 
   std::optional<std::vector<double>> hit_levels_cycles;  // L2: near/far hits
-  // L2: what every SM at once fills with lines of its own (the l2_whole_size step), and
-  // how many SMs that took; size_bytes stays what one SM fills.
+  // L2: what one SM fills (the l2_size step); size_bytes becomes what every SM at once
+  // fills with lines of its own (the l2_whole_size step), also kept as whole_gpu_bytes,
+  // with how many SMs that took.
+  std::optional<std::uint64_t> one_sm_bytes;
   std::optional<std::uint64_t> whole_gpu_bytes;
   std::optional<std::uint64_t> whole_gpu_sms;
   std::optional<std::string> whole_gpu_note;  // why not measured, or how to read it
@@ -165,6 +167,8 @@ struct TopologyResult {
 
   // A measured figure of an earlier step (nullopt when absent or not positive).
   std::optional<std::uint64_t> size_of(const std::string& cache) const;
+  // What one SM fills: one_sm_bytes where a step set it (the L2), else size_of.
+  std::optional<std::uint64_t> one_sm_size_of(const std::string& cache) const;
   std::optional<std::uint64_t> fetch_of(const std::string& cache) const;
   std::optional<std::uint64_t> line_of(const std::string& cache) const;
   bool unsupported(const std::string& cache) const;

@@ -120,7 +120,10 @@ TopologyStep sets_step(const std::string& cache, const std::string& label, std::
           }};
 }
 
-// Replacement: N = C + b, s = b, many rounds.
+// Replacement: N = C + b .. C + 16 b, s = b, many rounds. The way probabilities come from
+// N = C + b (one set overflowed by one line); the larger N make sure misses are frequent
+// enough to form a latency level of their own where a policy keeps most lines at C + b
+// (on Hopper's L1 a few misses per pass there).
 TopologyStep replacement_step(const std::string& cache, const std::string& label) {
   return {.id = cache + "_replacement",
           .label = label + " replacement",
@@ -132,7 +135,8 @@ TopologyStep replacement_step(const std::string& cache, const std::string& label
             const std::uint64_t n = round_to(*c, b) + b;
             return Overrides{{"array.stride", bytes(b)},
                              {"array.size", bytes(n)},
-                             {"iterations", std::to_string(on_chip_iterations(r, std::clamp<std::uint64_t>(64 * (n / b), 16384, 1u << 20)))}};
+                             {"iterations", std::to_string(on_chip_iterations(r, std::clamp<std::uint64_t>(64 * (n / b), 16384, 1u << 20)))},
+                             {"sweep.array.size", "{from: " + bytes(n) + ", to: " + bytes(n + 15 * b) + ", step: " + bytes(b) + "}"}};
           },
           .needs = line_and_size(cache),
           .absorb = [cache](TopologyResult& r, const Findings& fs) { absorb::replacement(r, cache, fs); }};
@@ -248,7 +252,7 @@ TopologyStep l2_bandwidth_step(const std::string& key) {
   TopologyStep s = bandwidth_step(key, {1});
   s.sizes_from = [outer = s.sizes_from](const TopologyResult& r) -> StepSizing {
     StepSizing sized = outer(r);
-    if (const auto c = r.size_of("l2"))
+    if (const auto c = r.one_sm_size_of("l2"))
       std::get<Overrides>(sized).push_back({"array.size", bytes(round_to(*c / 2, 1024 * 1024))});
     return sized;
   };
@@ -270,7 +274,7 @@ TopologyStep dram_bandwidth_step(const std::string& key) {
     StepSizing sized = outer(r);
     std::optional<std::uint64_t> l2 = r.driver.l2_bytes;
     if (!l2 || *l2 == 0) {
-      if (const auto c = r.size_of("l2")) l2 = 2 * *c;
+      if (const auto c = r.one_sm_size_of("l2")) l2 = 2 * *c;
     }
     if (l2 && *l2 > 0) {
       std::uint64_t n = kDramStepArray;
@@ -370,14 +374,19 @@ std::vector<TopologyStep> topology_plan() {
   }
   plan.push_back(latency_step("l2", "L2 latency"));
   plan.push_back(fetch_step("l2", "L2"));
-  plan.push_back(size_step("l2", "L2"));
+  {
+    // What one SM fills: size_bytes until l2_whole_size measures every SM, one_sm_bytes for good.
+    TopologyStep s = size_step("l2", "L2");
+    s.absorb = absorb::l2_one_sm;
+    plan.push_back(std::move(s));
+  }
   plan.push_back(line_blocks_step("l2", "L2"));
   // A random chase over half the measured L2: every access an L2 hit, near or far.
   plan.push_back({.id = "l2_partitions",
                   .label = "L2 latency levels",
                   .cache = "l2",
                   .sizes_from = [](const TopologyResult& r) -> StepSizing {
-                    const auto c = r.size_of("l2");
+                    const auto c = r.one_sm_size_of("l2");
                     if (!c) return SkipStep{"the L2 size was not measured"};
                     return Overrides{{"array.size", bytes(round_to(*c / 2, 128))}};
                   },
@@ -392,7 +401,7 @@ std::vector<TopologyStep> topology_plan() {
                   .sizes_from = [](const TopologyResult& r) -> StepSizing {
                     const std::uint64_t sms = l2_whole_sms(r);
                     if (sms < 2) return SkipStep{"one SM: the one-SM L2 size is the whole"};
-                    const auto one = r.size_of("l2");
+                    const auto one = r.one_sm_size_of("l2");
                     if (!one) return SkipStep{"the L2 size seen from one SM was not measured"};
                     const std::uint64_t stride = r.fetch_of("l2").value_or(32);
                     const std::uint64_t whole = std::max(*one, r.driver.l2_bytes.value_or(*one));
@@ -414,7 +423,7 @@ std::vector<TopologyStep> topology_plan() {
                   .sizes_from = [](const TopologyResult& r) -> StepSizing {
                     const std::uint64_t sms = l2_whole_sms(r);
                     if (sms < 2) return SkipStep{"one SM: no SM is nearer a partition than another"};
-                    const auto one = r.size_of("l2");
+                    const auto one = r.one_sm_size_of("l2");
                     if (!one) return SkipStep{"the L2 size seen from one SM was not measured"};
                     std::uint64_t n = 512 * 1024;
                     while (n > 64 * 128 && n > *one / 4) n /= 2;  // every line an L2 hit from every SM

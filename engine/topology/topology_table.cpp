@@ -338,9 +338,13 @@ std::string topology_l2_whole_line(const json& r) {
   if (!c.contains("whole_gpu_bytes") && !c.contains("whole_gpu_note")) return "";
   std::string s = "L2 from every SM at once";
   if (c.contains("whole_gpu_sms")) s += " (" + c["whole_gpu_sms"].dump() + " SMs, lines of their own)";
-  if (!c.contains("whole_gpu_bytes")) return s + ": undetermined: " + c["whole_gpu_note"].get<std::string>();
+  if (!c.contains("whole_gpu_bytes"))
+    return s + ": undetermined: " + c["whole_gpu_note"].get<std::string>() +
+           (c.contains("one_sm_bytes") ? "; one SM: " + size_of(c, "one_sm_bytes") : std::string());
   s += ": " + size_of(c, "whole_gpu_bytes");
-  if (c.contains("size_bytes")) s += "; one SM: " + size_of(c, "size_bytes");
+  // one_sm_bytes since the L2's size_bytes became the whole GPU's; size_bytes before.
+  if (c.contains("one_sm_bytes")) s += "; one SM: " + size_of(c, "one_sm_bytes");
+  else if (c.contains("size_bytes")) s += "; one SM: " + size_of(c, "size_bytes");
   if (c.contains("driver_size_bytes") && c["driver_size_bytes"].is_number()) s += "; driver: " + size_of(c, "driver_size_bytes");
   return s;
 }

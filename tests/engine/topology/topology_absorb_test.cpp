@@ -328,3 +328,23 @@ TEST_CASE("topology absorb: conflicts that read nothing say why") {
   CHECK_FALSE(c.sets);
   CHECK((*c.conflict)["summary"].get<std::string>().find("96 to 103 ways") != std::string::npos);
 }
+
+TEST_CASE("topology absorb: the L2's size is the whole GPU's, one SM's figure under one_sm_bytes") {
+  TopologyResult r;
+  absorb::l2_one_sm(r, {finding("cache_size", 25165824)});
+  const CacheResult& c = r.caches["l2"];
+  CHECK(c.one_sm_bytes == 25165824u);
+  CHECK(c.size_bytes == 25165824u);  // until every SM is measured
+  CHECK(r.one_sm_size_of("l2") == 25165824u);
+  absorb::l2_whole(r, {finding("cache_size", 262144)}, 132);
+  CHECK(c.size_bytes == 132ull * 262144);
+  CHECK(c.whole_gpu_bytes == c.size_bytes);
+  CHECK(c.one_sm_bytes == 25165824u);
+  CHECK(r.one_sm_size_of("l2") == 25165824u);  // later steps size from what one SM fills
+  absorb::l2_whole(r, {finding("cache_size", nullptr, {{"reason", "no knee"}})}, 132);
+  CHECK_FALSE(c.size_bytes);
+  REQUIRE(c.size_note);
+  CHECK(c.size_note->find("no knee") != std::string::npos);
+  CHECK(c.size_note->find("one SM fills 24 MiB") != std::string::npos);
+  CHECK(r.one_sm_size_of("l2") == 25165824u);
+}

@@ -71,7 +71,7 @@ TEST_CASE("compare: three H100 runs are stable, the H200 differs in L1 and L2 bu
   CHECK(l1.differs);
   CHECK(l1.verdict.find("3 runs of H100 80GB HBM3 stable") != std::string::npos);
   // L2 seen from one SM: a 512 KiB step (4 %); 23 MiB vs 23.25 MiB is within it.
-  const CompareRow& l2 = row(c, "caches.l2.size_bytes");
+  const CompareRow& l2 = row(c, "caches.l2.one_sm_bytes");  // these files' size_bytes: one SM
   CHECK(l2.tolerance == 512 * 1024);
   CHECK_FALSE(l2.differs);
   // The driver's L2: 50 vs 60 MiB.

@@ -48,6 +48,7 @@ TEST_CASE("topology L2 from every SM: the whole cache where no line is held twic
     REQUIRE(l2.contains("whole_gpu_bytes"));
     CHECK(l2["whole_gpu_sms"] == truth.sm_count);
     CHECK(l2["whole_gpu_bytes"].get<double>() == doctest::Approx(size).epsilon(0.06));
+    CHECK(l2["size_bytes"] == l2["whole_gpu_bytes"]);
   }
 }
 
@@ -62,8 +63,9 @@ TEST_CASE("topology L2 from every SM: far lines copied into the near partition h
   const double size = static_cast<double>(l2_of(truth).geometry.capacity_bytes());
   REQUIRE(l2.contains("whole_gpu_bytes"));
   CHECK(l2["whole_gpu_bytes"].get<double>() == doctest::Approx(size / 1.5).epsilon(0.06));
-  // One SM fills its near partition: half the L2.
-  CHECK(l2["size_bytes"].get<double>() == doctest::Approx(size / 2).epsilon(0.06));
+  // One SM fills its near partition: half the L2. The L2's size is the whole GPU's.
+  CHECK(l2["one_sm_bytes"].get<double>() == doctest::Approx(size / 2).epsilon(0.06));
+  CHECK(l2["size_bytes"] == l2["whole_gpu_bytes"]);
 }
 
 TEST_CASE("topology L2 partitions: SM groups and the address bits that pick a partition") {
