@@ -120,10 +120,11 @@ TopologyStep sets_step(const std::string& cache, const std::string& label, std::
           }};
 }
 
-// Replacement: N = C + b .. C + 16 b, s = b, many rounds. The way probabilities come from
-// N = C + b (one set overflowed by one line); the larger N make sure misses are frequent
-// enough to form a latency level of their own where a policy keeps most lines at C + b
-// (on Hopper's L1 a few misses per pass there).
+// Replacement: N = C + k b for k = 1, 2, 4, .., 128, s = b, many rounds. The way
+// probabilities come from N = C + b (one set overflowed by one line); the larger N make
+// misses frequent enough to form a latency level of their own, and give lines that miss in
+// most rounds, where a policy keeps most lines at C + b (on Hopper's L1 a few different
+// lines miss in each pass there, none in most of them, for some 70 lines past C).
 TopologyStep replacement_step(const std::string& cache, const std::string& label) {
   return {.id = cache + "_replacement",
           .label = label + " replacement",
@@ -136,7 +137,12 @@ TopologyStep replacement_step(const std::string& cache, const std::string& label
             return Overrides{{"array.stride", bytes(b)},
                              {"array.size", bytes(n)},
                              {"iterations", std::to_string(on_chip_iterations(r, std::clamp<std::uint64_t>(64 * (n / b), 16384, 1u << 20)))},
-                             {"sweep.array.size", "{from: " + bytes(n) + ", to: " + bytes(n + 15 * b) + ", step: " + bytes(b) + "}"}};
+                             {"sweep.array.size", [&] {
+                                std::string list;
+                                for (std::uint64_t k = 1; k <= 128; k *= 2)
+                                  list += (list.empty() ? "" : ", ") + bytes(n + (k - 1) * b);
+                                return "[" + list + "]";
+                              }()}};
           },
           .needs = line_and_size(cache),
           .absorb = [cache](TopologyResult& r, const Findings& fs) { absorb::replacement(r, cache, fs); }};
