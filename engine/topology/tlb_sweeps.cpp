@@ -103,8 +103,8 @@ std::optional<Bounds> bounds_of(const TopologyResult& r, const nlohmann::json& L
 
 Limits limits(const TopologyResult& r) {
   Limits l;
-  l.footprint_cap = (1ull << 32) * 8;
-  if (r.device.memory_bytes) l.footprint_cap = std::min(l.footprint_cap, *r.device.memory_bytes / 4 * 3);
+  // Three quarters of the device memory (32 GiB where the device does not say).
+  l.footprint_cap = r.device.memory_bytes ? *r.device.memory_bytes / 4 * 3 : (1ull << 32) * 8;
   l.slot_cap = kMaxSlots;
   std::optional<std::uint64_t> l2 = r.one_sm_size_of("l2");
   if (!l2) l2 = r.driver.l2_bytes;

@@ -2,6 +2,7 @@
 // pointer chase (every access timed) and the classic chain (one time per chain of
 // `iterations` dependent loads). One block per point; chosen threads chase.
 #include <algorithm>
+#include <optional>
 
 #include "engine/core/diagnostics.hpp"
 #include "engine/device/chase_order.hpp"
@@ -151,6 +152,12 @@ class PchaseLaunch final : public CudaLaunch {
       const Meta& m = metas_[gi];
       const std::uint64_t elem = e.elem_bytes();
       const std::uint64_t n_elems = e.array.size_bytes / elem;
+      // Samples record the index each access loaded in 32 bits. Past 2^32 elements the
+      // chase order the host laid out gives the full index; the recorded low 32 bits must
+      // match it at every sample.
+      const bool wide = n_elems > (1ull << 32);
+      std::optional<ChaseOrder> order;
+      if (wide) order.emplace(e.array, elem);
       PointTrace& t = traces[gi];
       for (std::uint32_t b = 0; b < m.blocks; ++b) {
         const dissect_pchase_point& pt = entries_[m.first_entry + b];
@@ -172,11 +179,19 @@ class PchaseLaunch final : public CudaLaunch {
           std::uint64_t prev = m.starts[g];
           const std::uint64_t base = pt.out_base + std::uint64_t{c} * e.iterations;
           const auto stream = static_cast<std::uint32_t>(std::uint64_t{r} * m.blocks * m.nch + g);
+          std::optional<ChaseWalker> walk;
+          if (wide) {
+            walk.emplace(*order, prev * elem);
+            prev = walk->next() / elem;  // the first access: the chaser's start
+          }
           for (std::uint64_t q = 0; q < e.iterations; ++q) {
             const std::uint32_t v = idx[base + q];
-            if (v >= n_elems || lat[base + q] == kUnwritten32)
+            const std::uint64_t loaded = wide ? walk->next() / elem : v;
+            if ((!wide && v >= n_elems) || lat[base + q] == kUnwritten32 ||
+                (wide && static_cast<std::uint32_t>(loaded) != v))
               throw RunError("the kernel left sample " + std::to_string(q) + " of chaser " + std::to_string(g) +
-                             " unwritten or out of range (index " + std::to_string(v) + ")");
+                             " unwritten or out of range (index " + std::to_string(v) +
+                             (wide ? ", expected the low 32 bits of " + std::to_string(loaded) : std::string()) + ")");
             Sample s;
             s.thread = stream;
             s.seq = q;
@@ -184,7 +199,7 @@ class PchaseLaunch final : public CudaLaunch {
             s.latency = lat[base + q];
             s.sm_id = sm;
             t.samples.push_back(s);
-            prev = v;
+            prev = loaded;
           }
           if (e.iterations > 0 && fin[gc] != prev)
             throw RunError("final index " + std::to_string(fin[gc]) + " of chaser " + std::to_string(g) +

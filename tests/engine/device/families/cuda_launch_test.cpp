@@ -167,6 +167,54 @@ TEST_CASE("pchase per_access: read-back latencies and indices become one sample 
   CHECK_THROWS_AS(l.launch->decode(0, readback(), again, overheads), RunError);
 }
 
+TEST_CASE("pchase past 2^32 elements: the chase order completes the recorded 32-bit indices") {
+  // 48 slots 1 GiB + 32 B apart in random order: 6.4 billion u64 elements.
+  const Experiment e = experiment(
+      "kernel: pchase\npath: cg\nelement: u64\narray: {size: 49152 MiB, stride: 1073741856 B, pattern: random}\n"
+      "iterations: 96\n");
+  REQUIRE(e.array.size_bytes / 8 > (1ull << 32));
+  Laid l = lay_out({&e});
+  std::vector<std::vector<unsigned char>> host(l.outputs.outputs());
+  for (std::size_t i = 0; i < host.size(); ++i) host[i].assign(l.outputs.size(i), 0xff);
+  auto put32 = [&](std::size_t out, std::size_t i, std::uint32_t v) { std::memcpy(host[out].data() + 4 * i, &v, 4); };
+  auto readback = [&] {
+    std::vector<std::span<const unsigned char>> views;
+    for (const auto& h : host) views.emplace_back(h.data(), h.size());
+    return Readback(std::move(views));
+  };
+  std::vector<std::size_t> outs;
+  for (const auto& a : l.args)
+    if (a.kind == KernelArg::Kind::output) outs.push_back(a.value);
+  REQUIRE(outs.size() == 6);
+  // What the kernel records: the low 32 bits of each loaded index.
+  const ChaseOrder order(e.array, 8);
+  ChaseWalker walk(order, chaser_start_offset(e, 0));
+  std::vector<std::uint64_t> offsets{walk.next()};
+  for (std::uint32_t q = 0; q < e.iterations; ++q) {
+    offsets.push_back(walk.next());
+    put32(outs[0], q, 300);
+    put32(outs[1], q, static_cast<std::uint32_t>(offsets.back() / 8));
+  }
+  const std::uint64_t last = offsets.back() / 8;
+  std::memcpy(host[outs[3]].data(), &last, 8);
+  put32(l.smid, 0, 3);
+  for (std::size_t k = 0; k < DISSECT_OVERHEAD_REPS; ++k) put32(outs[5], k, 20);
+  std::vector<PointTrace> traces(1);
+  std::vector<std::vector<double>> overheads(1);
+  l.launch->decode(0, readback(), traces, overheads);
+  REQUIRE(traces[0].samples.size() == e.iterations);
+  bool past_4g = false;
+  for (std::uint32_t q = 0; q < e.iterations; ++q) {
+    CHECK(traces[0].samples[q].offset_bytes == offsets[q]);
+    past_4g = past_4g || offsets[q] / 8 > 0xffffffffull;
+  }
+  CHECK(past_4g);  // some samples lie beyond what 32 bits index
+  // A recorded index whose low 32 bits differ from the chase order's: an error.
+  put32(outs[1], 10, static_cast<std::uint32_t>(offsets[11] / 8) + 1);
+  std::vector<PointTrace> again(1);
+  CHECK_THROWS_AS(l.launch->decode(0, readback(), again, overheads), RunError);
+}
+
 TEST_CASE("a point that needs more shared memory than the device allows is refused with the numbers") {
   const Experiment e = experiment("kernel: shared_stride\narray: {size: 64 KiB, stride: 8 B}\nlayout: {threads: 32}\n");
   CudaLimits small;
