@@ -139,6 +139,17 @@ TEST_CASE("topology absorb: TLB levels, then coverage narrowed and entries, reac
   CHECK(l2["entries"] == 256);
   CHECK(l2["sets"] == 32);
   CHECK(l2["miss_penalty_cycles"] == 60.0);
+  CHECK_FALSE(l2.contains("penalty_note"));
+  // A stage sweep that saw only the first misses of a level (under half the footprint's
+  // penalty: the memory ended a few slots past its knee) leaves the penalty as it was.
+  json partial = fine_large;
+  partial["miss_penalty_cycles"] = 2.9;
+  absorb::tlb_sets(r, {finding("tlb", 2, {{"levels", {fine_small, partial}}})});
+  CHECK((*r.tlb->levels)[1]["miss_penalty_cycles"] == 60.0);
+  REQUIRE((*r.tlb->levels)[1].contains("penalty_note"));
+  CHECK((*r.tlb->levels)[1]["penalty_note"].get<std::string>().find("+2.9 cycles") != std::string::npos);
+  absorb::tlb_sets(r, {finding("tlb", 2, {{"levels", {fine_small, fine_large}}})});
+  CHECK_FALSE(l2.contains("penalty_note"));
   CHECK_FALSE(l2.contains("pages_per_entry"));  // no page known
   // A page step that did find the page: pages per entry where a level's reach is known.
   absorb::page_size(r, {finding("page_size", 2097152)});
