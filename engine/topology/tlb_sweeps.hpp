@@ -32,7 +32,7 @@ struct Limits {
   std::uint64_t slot_cap = 0;       // the most slots of one chase
 };
 
-// Footprint: seven eighths of the device memory (32 GiB where it is not known;
+// Footprint: three quarters of the device memory (32 GiB where it is not known;
 // past 2^32 elements the decoder completes the samples' 32-bit indices from the
 // chase order). Slots: at
 // most 8192, and few enough that their lines stay in the L2 (one per 2 KiB of
@@ -41,8 +41,7 @@ struct Limits {
 // lines overflow the L2 adds a latency level of its own.
 Limits limits(const TopologyResult& r);
 
-// The 'tlb' step: {zip: [{array.size, array.stride, iterations}]}: per stride, slots
-// round(2^(j/2)) up to the caps, and one point at the memory's end where it ends the grid.
+// The 'tlb' step: {zip: [{array.size, array.stride, iterations}]}.
 std::vector<SpecOverride> footprint_sweep(const Limits& limits);
 
 // A range of N around one TLB level (index into TlbResult::levels).
