@@ -29,7 +29,11 @@ namespace {
 struct StagePoint {
   const PointTrace* point = nullptr;
   std::uint64_t lines = 0;               // positions per pass
-  std::vector<std::uint64_t> missing;    // lines that miss beyond noise, ascending
+  // Lines that miss beyond noise in two rounds or more, ascending: a single slow sample
+  // (a glitch) moves no figure read from them (inclusion, plateaus, blocks).
+  std::vector<std::uint64_t> missing;
+  std::uint64_t miss_samples = 0;        // misses of the lines that miss beyond noise
+
   double misses_per_pass = 0;
   bool periodic = true;                  // no more mixed positions than noise explains
   std::size_t mixed = 0;
@@ -48,8 +52,10 @@ std::vector<std::pair<std::size_t, std::size_t>> runs_of(const std::vector<bool>
 
 // The largest block of lines the missed lines of a point come in, aligned: the greatest
 // common divisor of the starts and lengths of its runs of consecutive missed lines (1 when
-// lines miss singly, as the sets of a modulo index overflow one at a time), at most 64.
-// A run that ends at the array's last line is left out: the end of the array may cut its block.
+// lines miss singly, as the sets of a modulo index overflow one at a time), and of 64 (a
+// run from line 0 has gcd(0, L) = L: larger blocks are not told apart). A run that ends
+// at the array's last line is left out: the end of the array may cut its block. 0: no
+// run to read.
 std::uint64_t run_gcd(const StagePoint& p) {
   std::uint64_t g = 0;
   const auto& m = p.missing;
@@ -59,8 +65,14 @@ std::uint64_t run_gcd(const StagePoint& p) {
     if (m[j - 1] + 1 < p.lines) g = std::gcd(g, std::gcd(m[i], static_cast<std::uint64_t>(j - i)));
     i = j;
   }
-  if (g == 0) return 1;  // only the run at the end: no block seen
-  return std::min<std::uint64_t>(g, 64);
+  return g == 0 ? 0 : std::gcd(g, std::uint64_t{64});
+}
+
+// Passes every position of the chase was labelled in (a pass cut short is no pass).
+std::size_t complete_passes(const stats::PassGrid& grid) {
+  std::size_t least = grid.passes();
+  for (const auto& ps : grid.positions()) least = std::min<std::size_t>(least, ps.hits + ps.misses + ps.unknown);
+  return least;
 }
 
 class StageProfileAnalyzer final : public Analyzer {
@@ -96,7 +108,8 @@ class StageProfileAnalyzer final : public Analyzer {
     const double alpha = params.number("alpha", 1e-3);
     const std::uint64_t stride = g.points.front()->stride_bytes();
     const stats::StageGrids sg = stats::stage_grids(g, params.number("noise", 1e-4));
-    const auto repeated = std::count_if(sg.grids.begin(), sg.grids.end(), [](const auto& x) { return x.passes() >= 2; });
+    const auto repeated =
+        std::count_if(sg.grids.begin(), sg.grids.end(), [](const auto& x) { return complete_passes(x) >= 2; });
     if (repeated < 3)
       return stats::undetermined(name(), "bytes",
                                  "fewer than 3 points with two passes or more (iterations must exceed N / s) [" +
@@ -110,20 +123,25 @@ class StageProfileAnalyzer final : public Analyzer {
     std::vector<StagePoint> pts;
     for (std::size_t i = 0; i < g.points.size(); ++i) {
       const auto& grid = sg.grids[i];
-      if (grid.passes() < 2) continue;  // one pass tells nothing about repetition
+      if (complete_passes(grid) < 2) continue;  // one pass tells nothing about repetition
       StagePoint p;
       p.point = g.points[i];
       const auto pos = grid.positions();
       p.lines = pos.size();
-      p.missing = stats::missing_lines(grid, sg.noise, stride);
+      for (auto j : stats::missing_positions(pos, sg.noise, 0.01, false)) {
+        p.miss_samples += pos[j].misses;
+        if (pos[j].misses >= 2) p.missing.push_back(pos[j].offset / stride);
+      }
+      std::sort(p.missing.begin(), p.missing.end());
       p.misses_per_pass = grid.misses_per_pass();
       const auto agg = stats::aggregate_mixed_test(pos, sg.noise);
       p.mixed = agg.mixed;
       p.periodic = agg.p >= alpha;
       pts.push_back(std::move(p));
     }
+    // The first point that misses: two misses or more beyond noise (one slow sample is not one).
     std::size_t first = 0;
-    while (first < pts.size() && pts[first].missing.empty()) ++first;
+    while (first < pts.size() && pts[first].miss_samples < 2) ++first;
     if (first == pts.size()) {
       Finding u = stats::undetermined(name(), "bytes",
                                       "no point misses: the sweep ends at or below the capacity (" +
@@ -183,8 +201,10 @@ class StageProfileAnalyzer final : public Analyzer {
     // lines of one pass with those of another; a point where every line misses says nothing).
     std::map<std::uint64_t, std::size_t> gcds;
     std::size_t gcd_points = 0;
-    for (std::size_t i = 0; i < past.size(); ++i)
-      if (!aperiodic[i] && past[i]->missing.size() < past[i]->lines) ++gcds[run_gcd(*past[i])], ++gcd_points;
+    for (std::size_t i = 0; i < past.size(); ++i) {
+      if (aperiodic[i] || past[i]->missing.size() >= past[i]->lines) continue;
+      if (const std::uint64_t k = run_gcd(*past[i]); k > 0) ++gcds[k], ++gcd_points;
+    }
     std::uint64_t block = 0;
     std::size_t block_points = 0;
     for (const auto& [k, n] : gcds)

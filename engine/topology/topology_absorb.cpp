@@ -53,6 +53,8 @@ void l2_one_sm(TopologyResult& r, const Findings& fs) {
   CacheResult& c = r.cache("l2");
   size(c, fs);
   c.one_sm_bytes = c.size_bytes;
+  // Until l2_whole_size replaces it (a step that fails or does not run leaves this said).
+  if (c.size_bytes) c.size_note = "what one SM fills: the L2 from every SM at once was not measured";
 }
 
 void l2_whole(TopologyResult& r, const Findings& fs, std::uint64_t sms) {
@@ -64,6 +66,7 @@ void l2_whole(TopologyResult& r, const Findings& fs, std::uint64_t sms) {
     c.whole_gpu_bytes.reset();
     c.whole_gpu_note = "every SM at once (" + std::to_string(sms) + "): " + f->verdict.reason;
     c.size_bytes.reset();
+    c.size_confidence.reset();
     c.size_note = "the L2 every SM fills at once is undetermined: " + *c.whole_gpu_note +
                   (c.one_sm_bytes ? " (one SM fills " + format_bytes(*c.one_sm_bytes) + ": one_sm_bytes)" : "");
     return;
@@ -223,22 +226,37 @@ void conflict(TopologyResult& r, const std::string& cache, const Findings& fs) {
     stage_first_miss = (*c.stage_profile)["first_miss_per_pass"].get<double>();
   const bool stage_agrees =
       !stage_first_miss || fits.empty() || std::fabs(*stage_first_miss - static_cast<double>(fits[0].lines + 1)) <= 0.5;
+  // Without that confirmation (no periodic stage sweep: a random policy, --only), lines of
+  // power-of-two strides share one set only where the set count is a power of two (m x 2^k
+  // sets put them into m sets at every such stride, and 3 s / 2 catches only m = 3): W is
+  // then reported as the ways "if the sets are a power of two", and no sets are claimed.
+  const bool confirmed = stage_first_miss.has_value() && stage_agrees;
   if (equal && !stage_agrees) {
     j["summary"] = "lines fit " + seen + " apart, yet one line past the capacity misses " + fmt_number(*stage_first_miss) +
                    " lines per pass, not " + std::to_string(fits[0].lines + 1) +
                    ": the strided lines fill more than one set (a set count that is not a power of two), so no set "
                    "of ways is read from them";
+  } else if (equal && fits.size() >= 3 && b > 0 && size > 0 && fits[0].lines * b < size && !confirmed) {
+    const std::uint64_t ways = fits[0].lines;
+    j["ways_if_power_of_two_sets"] = ways;
+    j["summary"] = "lines fit " + seen + " apart: " + std::to_string(ways) + " ways" +
+                   (size % (ways * b) == 0 ? " and " + std::to_string(size / (ways * b)) + " sets" : std::string()) +
+                   " if the set count is a power of two (no periodic stage sweep confirms that the lines share "
+                   "one set: no sets claimed)";
   } else if (equal && fits.size() >= 3 && b > 0 && size > 0 && fits[0].lines * b < size) {
     const std::uint64_t ways = fits[0].lines;
     j["ways"] = ways;
     if (size % (ways * b) == 0) j["sets"] = size / (ways * b);
-    j["summary"] = "lines fit " + seen + " apart: they share one set of " + std::to_string(ways) + " ways" +
+    j["summary"] = "lines fit " + seen + " apart, and one line past the capacity misses " + std::to_string(ways + 1) +
+                   " lines per pass: they share one set of " + std::to_string(ways) + " ways" +
                    (j.contains("sets") ? "; " + j["sets"].dump() + " sets of " + format_bytes(b) + " lines" : "");
     if (!c.sets && j.contains("sets")) {
       c.sets = j["sets"].get<std::uint64_t>();
       c.ways = static_cast<double>(ways);
       c.sets_source = "conflicts";
-    } else if (c.sets && j.contains("sets") && (*c.sets != j["sets"].get<std::uint64_t>() || c.ways != static_cast<double>(ways))) {
+      c.sets_note.reset();
+    } else if (c.sets && j.contains("sets") &&
+               (*c.sets != j["sets"].get<std::uint64_t>() || (c.ways && *c.ways != static_cast<double>(ways)))) {
       j["disagrees_with_stage_method"] = true;
     }
   } else if (!fits.empty() && std::all_of(fits.begin(), fits.end(), [](const Fit& x) { return x.at_least; })) {
@@ -409,7 +427,8 @@ void tlb_sets(TopologyResult& r, const Findings& fs) {
     // (the H200's 64 GiB level: 2.9 cycles there, 94 past it).
     if (found.contains("miss_penalty_cycles") && found["miss_penalty_cycles"].is_number()) {
       const double stage = found["miss_penalty_cycles"].get<double>();
-      const double footprint = L.value("miss_penalty_cycles", 0.0);
+      const double footprint =
+          L.contains("miss_penalty_cycles") && L["miss_penalty_cycles"].is_number() ? L["miss_penalty_cycles"].get<double>() : 0.0;
       if (stage >= footprint / 2) {
         L["miss_penalty_cycles"] = stage;
         L.erase("penalty_note");

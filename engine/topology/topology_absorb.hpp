@@ -29,10 +29,12 @@ void replacement(TopologyResult& r, const std::string& cache, const Findings& fs
 // (clean_bytes), or {summary, determined: false}.
 void stage_profile(TopologyResult& r, const std::string& cache, const Findings& fs);
 // The conflict step's stage_profile findings, one per stride: how many lines s apart fit.
-// Equal exact counts W at every stride (all of them above C / 2), W below C / b: the lines
-// share one set of W ways, and the cache has C / (W b) sets; these become sets x ways
-// where the stage method gave none (sets_source says which), and are compared with its
-// figures where it did. Otherwise a summary says what the strides showed.
+// Equal exact counts W at every stride (all of them above C / 2), W below C / b, and a
+// periodic stage sweep whose first overflow missed W + 1 lines per pass: the lines share
+// one set of W ways, and the cache has C / (W b) sets; these become sets x ways where the
+// stage method gave none (sets_source says which), and are compared with its figures
+// where it did. Without that stage sweep: W ways if the set count is a power of two, no
+// sets. Otherwise a summary says what the strides showed.
 void conflict(TopologyResult& r, const std::string& cache, const Findings& fs);
 void sharing(TopologyResult& r, const std::string& a, const std::string& b, const Findings& fs);
 

@@ -84,9 +84,15 @@ std::vector<std::string> line_and_size(const std::string& cache) {
 
 // Timed accesses of a chase whose spec keeps them on chip (timing.mode on_chip): at
 // most what the smallest shared configuration holds, so that the samples never make
-// the driver shrink the L1 under test (DeviceFacts::on_chip_samples).
+// the driver shrink the L1 under test (DeviceFacts::on_chip_samples; one chaser).
 std::uint64_t on_chip_iterations(const TopologyResult& r, std::uint64_t wanted) {
   return r.device.on_chip_samples ? std::min(wanted, *r.device.on_chip_samples) : wanted;
+}
+
+// The most lines of which that window holds two passes (none where it is not limited).
+std::optional<std::uint64_t> on_chip_passes_room(const TopologyResult& r) {
+  if (!r.device.on_chip_samples) return std::nullopt;
+  return *r.device.on_chip_samples / 2;
 }
 
 // Sets: s = b, N = C + k b (Mei & Chu stage 2). `size_of`: the row whose size and line
@@ -103,7 +109,15 @@ TopologyStep sets_step(const std::string& cache, const std::string& label, std::
             const std::uint64_t from = round_to(*c, b);
             // Up to one step per set of a 2-way cache (at most 512): the staircase
             // must end inside the sweep, or the analyzer cannot count its steps.
-            const std::uint64_t steps = std::clamp<std::uint64_t>(from / b / 2, 8, 512);
+            std::uint64_t steps = std::clamp<std::uint64_t>(from / b / 2, 8, 512);
+            // On chip, two passes of the largest N at least.
+            if (const auto room = on_chip_passes_room(r)) {
+              if (*room < from / b + 8)
+                return SkipStep{"the on-chip window (" + std::to_string(*r.device.on_chip_samples) +
+                                " accesses) holds fewer than two passes of C + 8 lines (" +
+                                std::to_string(from / b + 8) + " lines of " + bytes(b) + ")"};
+              steps = std::min(steps, *room - from / b);
+            }
             return Overrides{
                 {"array.stride", bytes(b)},
                 {"array.size", bytes(from)},
@@ -120,7 +134,7 @@ TopologyStep sets_step(const std::string& cache, const std::string& label, std::
           }};
 }
 
-// Replacement: N = C + k b for k = 1, 2, 4, .., 128, s = b, many rounds. The way
+// Replacement: N = C + k b for k = 1, 2, 4, .., 128, s = b, as many rounds as fit. The way
 // probabilities come from N = C + b (one set overflowed by one line); the larger N make
 // misses frequent enough to form a latency level of their own, and give lines that miss in
 // most rounds, where a policy keeps most lines at C + b (on Hopper's L1 a few different
@@ -134,15 +148,19 @@ TopologyStep replacement_step(const std::string& cache, const std::string& label
             if (!c) return SkipStep{"the size was not measured"};
             const std::uint64_t b = step_bytes(r, cache);
             const std::uint64_t n = round_to(*c, b) + b;
+            // On chip, two passes of each N at least: the larger k only where they fit.
+            const std::uint64_t room = on_chip_passes_room(r).value_or(UINT64_MAX);
+            if (room < n / b)
+              return SkipStep{"the on-chip window (" + std::to_string(*r.device.on_chip_samples) +
+                              " accesses) holds fewer than two passes of C + b (" + std::to_string(n / b) +
+                              " lines of " + bytes(b) + ")"};
+            std::string list;
+            for (std::uint64_t k = 1; k <= 128 && n / b + k - 1 <= room; k *= 2)
+              list += (list.empty() ? "" : ", ") + bytes(n + (k - 1) * b);
             return Overrides{{"array.stride", bytes(b)},
                              {"array.size", bytes(n)},
                              {"iterations", std::to_string(on_chip_iterations(r, std::clamp<std::uint64_t>(64 * (n / b), 16384, 1u << 20)))},
-                             {"sweep.array.size", [&] {
-                                std::string list;
-                                for (std::uint64_t k = 1; k <= 128; k *= 2)
-                                  list += (list.empty() ? "" : ", ") + bytes(n + (k - 1) * b);
-                                return "[" + list + "]";
-                              }()}};
+                             {"sweep.array.size", "[" + list + "]"}};
           },
           .needs = line_and_size(cache),
           .absorb = [cache](TopologyResult& r, const Findings& fs) { absorb::replacement(r, cache, fs); }};

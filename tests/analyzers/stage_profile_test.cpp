@@ -82,7 +82,7 @@ TEST_CASE("stage_profile: a sweep that starts past C or ends below it says so") 
   CHECK(below.value.is_null());
   CHECK(test::reason(below).find("no point misses") != std::string::npos);
   const Finding one_pass = test::analyze(stages(cfg, -2, 6, 1), "stage_profile");
-  CHECK(one_pass.value.is_null());
   INFO(one_pass.to_json().dump());
+  CHECK(one_pass.value.is_null());
   CHECK(test::reason(one_pass).find("two passes") != std::string::npos);
 }

@@ -181,8 +181,11 @@ class PchaseLaunch final : public CudaLaunch {
           const auto stream = static_cast<std::uint32_t>(std::uint64_t{r} * m.blocks * m.nch + g);
           std::optional<ChaseWalker> walk;
           if (wide) {
+            // The chase from the chaser's start, past the untimed warm-up accesses: the
+            // first timed access loads the element the warm-up ended on.
             walk.emplace(*order, prev * elem);
-            prev = walk->next() / elem;  // the first access: the chaser's start
+            for (std::uint64_t k = 0; k < pt.warm; ++k) walk->next();
+            prev = walk->next() / elem;
           }
           for (std::uint64_t q = 0; q < e.iterations; ++q) {
             const std::uint32_t v = idx[base + q];

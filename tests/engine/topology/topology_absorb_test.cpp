@@ -288,9 +288,20 @@ TEST_CASE("topology absorb: conflicts give ways and sets where every stride agre
   TopologyResult r;
   r.cache("l1").size_bytes = 49152;
   r.cache("l1").line_bytes = 128;
+  // No periodic stage sweep to confirm that the lines share one set: ways if the sets are
+  // a power of two, no sets claimed.
   absorb::conflict(r, "l1", {fit(32768, 6), fit(65536, 6), fit(98304, 6)});
   const CacheResult& c = r.caches["l1"];
   REQUIRE(c.conflict);
+  CHECK((*c.conflict)["ways_if_power_of_two_sets"] == 6);
+  CHECK_FALSE(c.conflict->contains("ways"));
+  CHECK_FALSE(c.sets);
+  CHECK((*c.conflict)["summary"].get<std::string>().find("if the set count is a power of two") != std::string::npos);
+  // A periodic stage sweep whose first overflow missed ways + 1 = 7 lines confirms it.
+  r.cache("l1").stage_profile = json{{"determined", true}, {"first_miss_per_pass", 7.0}, {"aperiodic_points", 0}};
+  r.cache("l1").sets_note = "the staircase is no geometry";
+  absorb::conflict(r, "l1", {fit(32768, 6), fit(65536, 6), fit(98304, 6)});
+  CHECK_FALSE(c.sets_note);
   CHECK((*c.conflict)["ways"] == 6);
   CHECK((*c.conflict)["sets"] == 64);
   CHECK(c.sets == 64u);
@@ -307,6 +318,7 @@ TEST_CASE("topology absorb: conflicts never override the stage method; disagreem
   absorb::sets(r, "l1", {finding("sets", 96, {{"ways", 4}})});
   REQUIRE(c.sets == 96u);
   CHECK(c.sets_source == "stage method");
+  c.stage_profile = json{{"determined", true}, {"first_miss_per_pass", 13.0}, {"aperiodic_points", 0}};
   absorb::conflict(r, "l1", {fit(32768, 12), fit(65536, 12), fit(98304, 12)});
   CHECK(c.sets == 96u);
   CHECK(c.sets_source == "stage method");

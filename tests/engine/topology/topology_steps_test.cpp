@@ -237,3 +237,29 @@ TEST_CASE("topology plan: the later TLB steps sweep around the levels 'tlb' foun
   CHECK(page["array.size"] == "2147483648 B");  // twice 704 MiB (the first level's coverage), up to a power of two
   CHECK(page["sweep.array.stride"] == "{from: 4096 B, to: 268435456 B, factor: 2}");
 }
+
+TEST_CASE("topology plan: on-chip L1 steps keep two passes of every N within the smallest shared configuration") {
+  const auto plan = topology_plan();
+  TopologyResult r;
+  r.device.on_chip_samples = 7104;  // Hopper: 8 KiB less the 1 KiB reservation and a scratch word
+  r.cache("l1").size_bytes = 246784;
+  r.cache("l1").line_bytes = 128;
+  auto sets = overrides(step(plan, "l1_sets").sizes_from(r));
+  CHECK(sets["iterations"] == "7104");
+  CHECK(sets["sweep.array.size"] == "{from: 246784 B, to: 312320 B, step: 128 B}");  // 512 lines: 2 passes of 2440
+  auto repl = overrides(step(plan, "l1_replacement").sizes_from(r));
+  CHECK(repl["iterations"] == "7104");
+  CHECK(repl["sweep.array.size"].find(", 263168 B]") != std::string::npos);  // C + 128 lines (2056): two passes fit
+  // A 32 B line (the line steps failed, the fetch unit stands in): 7712 positions a pass at C,
+  // more than the window holds twice: no sweep, and why.
+  r.cache("l1").line_bytes.reset();
+  r.cache("l1").fetch_bytes = 32;
+  const auto skipped = step(plan, "l1_sets").sizes_from(r);
+  REQUIRE(std::holds_alternative<SkipStep>(skipped));
+  CHECK(std::get<SkipStep>(skipped).reason.find("fewer than two passes") != std::string::npos);
+  CHECK(std::holds_alternative<SkipStep>(step(plan, "l1_replacement").sizes_from(r)));
+  // Without a limit (a simulated GPU): the sweep as wide as the cache asks.
+  r.device.on_chip_samples.reset();
+  r.cache("l1").line_bytes = 128;
+  CHECK(overrides(step(plan, "l1_sets").sizes_from(r))["iterations"] == "9760");
+}
