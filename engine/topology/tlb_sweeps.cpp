@@ -105,8 +105,8 @@ Limits limits(const TopologyResult& r) {
   Limits l;
   // Three quarters of the device memory (32 GiB where the device does not say). Not more,
   // and no extra point at the memory's end: a level seen at a single point past its knee at
-  // one stride turns that stride's reading into a partial rise, which breaks the chain of
-  // the level below (tried: the first level split in two).
+  // one stride turns that stride's reading into a partial rise, which can break the chain of
+  // the level below (results/h100/README.md: the first level split in two).
   l.footprint_cap = r.device.memory_bytes ? *r.device.memory_bytes / 4 * 3 : (1ull << 32) * 8;
   l.slot_cap = kMaxSlots;
   std::optional<std::uint64_t> l2 = r.one_sm_size_of("l2");

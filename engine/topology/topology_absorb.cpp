@@ -424,7 +424,7 @@ void tlb_sets(TopologyResult& r, const Findings& fs) {
     L["stage_stride_bytes"] = g->stride;
     // The stage sweep's penalty, unless it is under half the footprint sweep's: a stage sweep
     // that the memory ends a few slots past the knee sees only the first misses of a level
-    // (the H200's 64 GiB level: 2.9 cycles there, 94 past it).
+    // (a share of its accesses, results/h200/README.md), where the footprint sweep saw it whole.
     if (found.contains("miss_penalty_cycles") && found["miss_penalty_cycles"].is_number()) {
       const double stage = found["miss_penalty_cycles"].get<double>();
       const double footprint =

@@ -137,8 +137,8 @@ TopologyStep sets_step(const std::string& cache, const std::string& label, std::
 // Replacement: N = C + k b for k = 1, 2, 4, .., 128, s = b, as many rounds as fit. The way
 // probabilities come from N = C + b (one set overflowed by one line); the larger N make
 // misses frequent enough to form a latency level of their own, and give lines that miss in
-// most rounds, where a policy keeps most lines at C + b (on Hopper's L1 a few different
-// lines miss in each pass there, none in most of them, for some 70 lines past C).
+// most rounds, where a policy keeps most lines at C + b (a few different lines missing in
+// each pass, none in most of them: results/h100/README.md).
 TopologyStep replacement_step(const std::string& cache, const std::string& label) {
   return {.id = cache + "_replacement",
           .label = label + " replacement",
