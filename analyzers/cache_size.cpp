@@ -11,7 +11,6 @@
 
 #include "analyzers/analyzer.hpp"
 #include "analyzers/stats/knee.hpp"
-#include "analyzers/stats/share_crossing.hpp"
 #include "analyzers/stats/report.hpp"
 #include "analyzers/stats/sweep_groups.hpp"
 #include "engine/spec/units.hpp"
@@ -156,23 +155,6 @@ class CacheSizeAnalyzer final : public Analyzer {
           if (p.size == k.first_miss_bytes) first_rate = p.miss_fraction;
         f.details["miss_share_after_knee"] = first_rate;
         const bool averaged = k.levels.empty();
-        // Where misses set in gradually (min_miss_share > 0), the N where the points' share
-        // beyond the baseline crosses it, read from every point of the onset at once
-        // (stats/share_crossing): steadier than the bracket, which moves with the points a
-        // search visited.
-        if (!averaged && o.min_miss_share > 0) {
-          std::vector<std::uint64_t> sizes;
-          std::vector<double> shares;
-          for (const auto& p : k.series) {
-            if (p.known == 0) continue;
-            sizes.push_back(p.size);
-            shares.push_back(p.miss_fraction - k.baseline_rate);
-          }
-          if (const auto x = stats::share_crossing(sizes, shares, o.min_miss_share)) {
-            f.details["share_crossing_bytes"] = static_cast<std::uint64_t>(*x);
-            f.details["share_crossing_level"] = o.min_miss_share;
-          }
-        }
         if (averaged) f.details.erase("miss_share_after_knee"), f.details["latency_rise_after_knee"] = first_rate;
         // Led by the bracket: the grid says no more than that misses begin between two sizes.
         f.summary = format_bytes(k.knee_bytes) + " to " + format_bytes(k.first_miss_bytes) +

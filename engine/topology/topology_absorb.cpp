@@ -71,9 +71,7 @@ void l2_whole(TopologyResult& r, const Findings& fs, std::uint64_t sms) {
                   (c.one_sm_bytes ? " (one SM fills " + format_bytes(*c.one_sm_bytes) + ": one_sm_bytes)" : "");
     return;
   }
-  // Where misses set in gradually, the N at which the share crosses the step's level, read
-  // from every point of the onset (the bracket moves with the points the search visited).
-  c.whole_gpu_bytes = (f->share_crossing_bytes ? *f->share_crossing_bytes : *f->size_bytes) * sms;
+  c.whole_gpu_bytes = *f->size_bytes * sms;
   c.size_bytes = c.whole_gpu_bytes;
   c.size_confidence = f->verdict.confidence;
   c.size_note.reset();

@@ -44,8 +44,7 @@ void l2_levels(TopologyResult& r, const Findings& fs);
 void banks(TopologyResult& r, const Findings& fs);
 // 'l2_size': what one SM fills, as one_sm_bytes and (until l2_whole) size_bytes.
 void l2_one_sm(TopologyResult& r, const Findings& fs);
-// 'l2_whole_size': the per-SM knee of `sms` SMs at once (where the finding has one, the N at
-// which the miss share crosses the step's level: share_crossing_bytes), times `sms`: the L2's size_bytes
+// 'l2_whole_size': the per-SM knee of `sms` SMs at once, times `sms`: the L2's size_bytes
 // (and whole_gpu_bytes); undetermined, size_bytes goes and size_note says why (one_sm_bytes
 // stays).
 void l2_whole(TopologyResult& r, const Findings& fs, std::uint64_t sms);

@@ -55,8 +55,7 @@ std::optional<CacheSize> cache_size(const Findings& fs) {
   // A knee read as lines (unit "lines": a stride above the line) is no size.
   if (f == nullptr || f->unit == "lines") return std::nullopt;
   return CacheSize{verdict_of(*f), value_as<std::uint64_t>(*f), detail_as<double>(*f, "hit_latency_cycles"),
-                   detail_as<double>(*f, "miss_latency_cycles"), detail_as<std::uint64_t>(*f, "lower_bound_bytes"),
-                   detail_as<std::uint64_t>(*f, "share_crossing_bytes")};
+                   detail_as<double>(*f, "miss_latency_cycles"), detail_as<std::uint64_t>(*f, "lower_bound_bytes")};
 }
 
 std::optional<LineCapacity> line_capacity(const Findings& fs) {

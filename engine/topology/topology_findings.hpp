@@ -45,8 +45,6 @@ struct CacheSize {
   std::optional<std::uint64_t> size_bytes;
   std::optional<double> hit_latency_cycles, miss_latency_cycles;
   std::optional<std::uint64_t> lower_bound_bytes;  // no knee up to the sweep's end
-  // Where a gradual onset's share crosses the analyzer's min_miss_share (with a knee only).
-  std::optional<std::uint64_t> share_crossing_bytes;
 };
 std::optional<CacheSize> cache_size(const Findings& fs);
 

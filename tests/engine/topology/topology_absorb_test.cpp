@@ -371,10 +371,3 @@ TEST_CASE("topology absorb: the L2's size is the whole GPU's, one SM's figure un
   CHECK(c.size_note->find("one SM fills 24 MiB") != std::string::npos);
   CHECK(r.one_sm_size_of("l2") == 25165824u);
 }
-
-TEST_CASE("topology absorb: the L2 from every SM reads the share crossing where the finding has one") {
-  TopologyResult r;
-  absorb::l2_whole(r, {finding("cache_size", 237568, {{"share_crossing_bytes", 256666}})}, 132);
-  CHECK(r.caches["l2"].whole_gpu_bytes == 132ull * 256666);
-  CHECK(r.caches["l2"].size_bytes == 132ull * 256666);
-}
