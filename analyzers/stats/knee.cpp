@@ -37,13 +37,19 @@ KneePoint reduce(const PointTrace& p, const LevelModel& m, int hit, const std::v
   KneePoint k;
   k.point = &p;
   k.size = p.size_bytes();
-  const Chase c = main_chase(p);
-  const PassGrid g = make_grid(c, m, hit, true, 1 + min_miss_penalty, &ignore);
-  k.known = g.known();
-  k.misses = g.count(1);
+  // Every chaser of the point: where several (blocks on SMs of their own, each over its
+  // array) fill one shared cache, each sees its share of the misses, and one chaser's
+  // share moves with where its own array lies.
+  std::vector<const Sample*> all;
+  for (const Chase& c : chases_of(p)) {
+    const PassGrid g = make_grid(c, m, hit, true, 1 + min_miss_penalty, &ignore);
+    k.known += g.known();
+    k.misses += g.count(1);
+    k.warmup_failed = k.warmup_failed || g.warmup.failed;
+    all.insert(all.end(), c.samples.begin(), c.samples.end());
+  }
   k.miss_fraction = k.known == 0 ? 0 : static_cast<double>(k.misses) / static_cast<double>(k.known);
-  k.warmup_failed = g.warmup.failed;
-  k.median_latency = median(latencies(c.samples, 50000));
+  k.median_latency = median(latencies(all, 50000));
   return k;
 }
 
