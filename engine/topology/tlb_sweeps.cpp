@@ -103,11 +103,13 @@ std::optional<Bounds> bounds_of(const TopologyResult& r, const nlohmann::json& L
 
 Limits limits(const TopologyResult& r) {
   Limits l;
-  // Three quarters of the device memory (32 GiB where the device does not say). Not more,
-  // and no extra point at the memory's end: a level seen at a single point past its knee at
-  // one stride turns that stride's reading into a partial rise, which can break the chain of
-  // the level below (results/h100/README.md: the first level split in two).
-  l.footprint_cap = r.device.memory_bytes ? *r.device.memory_bytes / 4 * 3 : (1ull << 32) * 8;
+  // Three quarters of the device memory, and at most 32 GiB. The decoder reads arrays past
+  // 2^32 elements, but a level whose knee the sweep passes at only its largest points (a
+  // 64 GiB level on a GPU of 141 GB) turns those strides' readings into a partial rise,
+  // which can split the chain of the level below into a false level (results/h200/README.md):
+  // not before the tlb analyzer reads such a rise.
+  l.footprint_cap = (1ull << 32) * 8;
+  if (r.device.memory_bytes) l.footprint_cap = std::min(l.footprint_cap, *r.device.memory_bytes / 4 * 3);
   l.slot_cap = kMaxSlots;
   std::optional<std::uint64_t> l2 = r.one_sm_size_of("l2");
   if (!l2) l2 = r.driver.l2_bytes;

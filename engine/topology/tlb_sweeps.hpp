@@ -32,9 +32,9 @@ struct Limits {
   std::uint64_t slot_cap = 0;       // the most slots of one chase
 };
 
-// Footprint: three quarters of the device memory (32 GiB where it is not known;
-// past 2^32 elements the decoder completes the samples' 32-bit indices from the
-// chase order). Slots: at
+// Footprint: three quarters of the device memory and at most 32 GiB (the decoder
+// completes 32-bit sample indices past 2^32 elements, but a far level's partial rise
+// at a sweep's largest points misleads the tlb analyzer: tlb_sweeps.cpp). Slots: at
 // most 8192, and few enough that their lines stay in the L2 (one per 2 KiB of
 // the measured L2, the driver's figure where none was measured: a line each,
 // with room for strides that crowd a modulo-indexed L2's sets): an array whose
