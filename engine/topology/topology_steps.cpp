@@ -95,6 +95,17 @@ std::optional<std::uint64_t> on_chip_passes_room(const TopologyResult& r) {
   return *r.device.on_chip_samples / 2;
 }
 
+// Why a step whose smallest N is `lines` lines of `b` (`what`: "C + b") cannot run on chip:
+// the window holds fewer than two passes of it.
+std::optional<SkipStep> too_few_passes(const TopologyResult& r, std::uint64_t lines, std::uint64_t b,
+                                       const std::string& what) {
+  const auto room = on_chip_passes_room(r);
+  if (!room || *room >= lines) return std::nullopt;
+  return SkipStep{"the on-chip window (" + std::to_string(*r.device.on_chip_samples) +
+                  " accesses) holds fewer than two passes of " + what + " (" + std::to_string(lines) + " lines of " +
+                  bytes(b) + ")"};
+}
+
 // Sets: s = b, N = C + k b (Mei & Chu stage 2). `size_of`: the row whose size and line
 // the sweep starts from (the cache's own by default).
 TopologyStep sets_step(const std::string& cache, const std::string& label, std::string size_of = {}) {
@@ -111,13 +122,8 @@ TopologyStep sets_step(const std::string& cache, const std::string& label, std::
             // must end inside the sweep, or the analyzer cannot count its steps.
             std::uint64_t steps = std::clamp<std::uint64_t>(from / b / 2, 8, 512);
             // On chip, two passes of the largest N at least.
-            if (const auto room = on_chip_passes_room(r)) {
-              if (*room < from / b + 8)
-                return SkipStep{"the on-chip window (" + std::to_string(*r.device.on_chip_samples) +
-                                " accesses) holds fewer than two passes of C + 8 lines (" +
-                                std::to_string(from / b + 8) + " lines of " + bytes(b) + ")"};
-              steps = std::min(steps, *room - from / b);
-            }
+            if (auto skip = too_few_passes(r, from / b + 8, b, "C + 8 lines")) return *skip;
+            if (const auto room = on_chip_passes_room(r)) steps = std::min(steps, *room - from / b);
             return Overrides{
                 {"array.stride", bytes(b)},
                 {"array.size", bytes(from)},
@@ -149,11 +155,8 @@ TopologyStep replacement_step(const std::string& cache, const std::string& label
             const std::uint64_t b = step_bytes(r, cache);
             const std::uint64_t n = round_to(*c, b) + b;
             // On chip, two passes of each N at least: the larger k only where they fit.
+            if (auto skip = too_few_passes(r, n / b, b, "C + b")) return *skip;
             const std::uint64_t room = on_chip_passes_room(r).value_or(UINT64_MAX);
-            if (room < n / b)
-              return SkipStep{"the on-chip window (" + std::to_string(*r.device.on_chip_samples) +
-                              " accesses) holds fewer than two passes of C + b (" + std::to_string(n / b) +
-                              " lines of " + bytes(b) + ")"};
             std::string list;
             for (std::uint64_t k = 1; k <= 128 && n / b + k - 1 <= room; k *= 2)
               list += (list.empty() ? "" : ", ") + bytes(n + (k - 1) * b);

@@ -75,6 +75,25 @@ Laid lay_out(const std::vector<const Experiment*>& points) {
   return l;
 }
 
+// Results as a launch's kernel would leave them on the device: one host buffer per
+// output (every byte `poison` first), written word by word, read back as the launcher does.
+struct HostResults {
+  std::vector<std::vector<unsigned char>> host;
+  std::vector<std::size_t> outs;  // the launch's outputs, in argument order
+  HostResults(const Laid& l, unsigned char poison) : host(l.outputs.outputs()) {
+    for (std::size_t i = 0; i < host.size(); ++i) host[i].assign(l.outputs.size(i), poison);
+    for (const auto& a : l.args)
+      if (a.kind == KernelArg::Kind::output) outs.push_back(a.value);
+  }
+  void put32(std::size_t out, std::size_t i, std::uint32_t v) { std::memcpy(host[out].data() + 4 * i, &v, 4); }
+  void put64(std::size_t out, std::size_t i, std::uint64_t v) { std::memcpy(host[out].data() + 8 * i, &v, 8); }
+  [[nodiscard]] Readback readback() const {
+    std::vector<std::span<const unsigned char>> views;
+    for (const auto& h : host) views.emplace_back(h.data(), h.size());
+    return Readback(std::move(views));
+  }
+};
+
 const char* const kBodies[] = {
     "kernel: pchase\npath: ca\narray: {size: 16 KiB, stride: 64 B}\niterations: 64\n",
     "kernel: pchase\npath: cg\ntiming: {mode: chain}\narray: {size: 16 KiB, stride: 64 B}\niterations: 64\n",
@@ -128,32 +147,23 @@ TEST_CASE("pchase per_access: read-back latencies and indices become one sample 
   Laid l = lay_out({&e});
   // Results as the kernel writes them: latency 100 + q, the index loaded at access q,
   // the final index, %smid 7, timer overheads 20 (every output poisoned first).
-  std::vector<std::vector<unsigned char>> host(l.outputs.outputs());
-  for (std::size_t i = 0; i < host.size(); ++i) host[i].assign(l.outputs.size(i), 0xff);
-  auto put32 = [&](std::size_t out, std::size_t i, std::uint32_t v) { std::memcpy(host[out].data() + 4 * i, &v, 4); };
-  auto readback = [&] {
-    std::vector<std::span<const unsigned char>> views;
-    for (const auto& h : host) views.emplace_back(h.data(), h.size());
-    return Readback(std::move(views));
-  };
-  std::vector<std::size_t> outs;
-  for (const auto& a : l.args)
-    if (a.kind == KernelArg::Kind::output) outs.push_back(a.value);
+  HostResults res(l, 0xff);
+  const auto& outs = res.outs;
   REQUIRE(outs.size() == 6);  // lat, idx, chain, final, smid, overheads
   CHECK(l.outputs.buffer(outs[0]) != OutputLayout::kShared);  // per-sample results: buffers of their own
   CHECK(l.outputs.buffer(outs[4]) == OutputLayout::kShared);
   std::uint64_t j = 0;
   for (std::uint32_t q = 0; q < e.iterations; ++q) {
     j = (j + 16) % 256;
-    put32(outs[0], q, 100 + q);
-    put32(outs[1], q, static_cast<std::uint32_t>(j));
+    res.put32(outs[0], q, 100 + q);
+    res.put32(outs[1], q, static_cast<std::uint32_t>(j));
   }
-  std::memcpy(host[outs[3]].data(), &j, 8);
-  put32(l.smid, 0, 7);
-  for (std::size_t k = 0; k < DISSECT_OVERHEAD_REPS; ++k) put32(outs[5], k, 20);
+  res.put64(outs[3], 0, j);
+  res.put32(l.smid, 0, 7);
+  for (std::size_t k = 0; k < DISSECT_OVERHEAD_REPS; ++k) res.put32(outs[5], k, 20);
   std::vector<PointTrace> traces(1);
   std::vector<std::vector<double>> overheads(1);
-  l.launch->decode(0, readback(), traces, overheads);
+  l.launch->decode(0, res.readback(), traces, overheads);
   REQUIRE(traces[0].samples.size() == e.iterations);
   CHECK(traces[0].samples[0].offset_bytes == 0);
   CHECK(traces[0].samples[1].offset_bytes == 64);
@@ -162,9 +172,9 @@ TEST_CASE("pchase per_access: read-back latencies and indices become one sample 
   CHECK(overheads[0].size() == DISSECT_OVERHEAD_REPS);
 
   // An access the kernel did not write is an error, not a sample.
-  put32(outs[0], 3, 0xffffffffu);
+  res.put32(outs[0], 3, 0xffffffffu);
   std::vector<PointTrace> again(1);
-  CHECK_THROWS_AS(l.launch->decode(0, readback(), again, overheads), RunError);
+  CHECK_THROWS_AS(l.launch->decode(0, res.readback(), again, overheads), RunError);
 }
 
 TEST_CASE("pchase past 2^32 elements: the chase order completes the recorded 32-bit indices") {
@@ -176,17 +186,8 @@ TEST_CASE("pchase past 2^32 elements: the chase order completes the recorded 32-
       "offset: 4096 B}\niterations: 96\nwarmup: 3\n");
   REQUIRE(e.array.size_bytes / 8 > (1ull << 32));
   Laid l = lay_out({&e});
-  std::vector<std::vector<unsigned char>> host(l.outputs.outputs());
-  for (std::size_t i = 0; i < host.size(); ++i) host[i].assign(l.outputs.size(i), 0xff);
-  auto put32 = [&](std::size_t out, std::size_t i, std::uint32_t v) { std::memcpy(host[out].data() + 4 * i, &v, 4); };
-  auto readback = [&] {
-    std::vector<std::span<const unsigned char>> views;
-    for (const auto& h : host) views.emplace_back(h.data(), h.size());
-    return Readback(std::move(views));
-  };
-  std::vector<std::size_t> outs;
-  for (const auto& a : l.args)
-    if (a.kind == KernelArg::Kind::output) outs.push_back(a.value);
+  HostResults res(l, 0xff);
+  const auto& outs = res.outs;
   REQUIRE(outs.size() == 6);
   // What the kernel records: the low 32 bits of each loaded index.
   const ChaseOrder order(e.array, 8);
@@ -195,16 +196,15 @@ TEST_CASE("pchase past 2^32 elements: the chase order completes the recorded 32-
   std::vector<std::uint64_t> offsets{walk.next()};
   for (std::uint32_t q = 0; q < e.iterations; ++q) {
     offsets.push_back(walk.next());
-    put32(outs[0], q, 300);
-    put32(outs[1], q, static_cast<std::uint32_t>(offsets.back() / 8));
+    res.put32(outs[0], q, 300);
+    res.put32(outs[1], q, static_cast<std::uint32_t>(offsets.back() / 8));
   }
-  const std::uint64_t last = offsets.back() / 8;
-  std::memcpy(host[outs[3]].data(), &last, 8);
-  put32(l.smid, 0, 3);
-  for (std::size_t k = 0; k < DISSECT_OVERHEAD_REPS; ++k) put32(outs[5], k, 20);
+  res.put64(outs[3], 0, offsets.back() / 8);
+  res.put32(l.smid, 0, 3);
+  for (std::size_t k = 0; k < DISSECT_OVERHEAD_REPS; ++k) res.put32(outs[5], k, 20);
   std::vector<PointTrace> traces(1);
   std::vector<std::vector<double>> overheads(1);
-  l.launch->decode(0, readback(), traces, overheads);
+  l.launch->decode(0, res.readback(), traces, overheads);
   REQUIRE(traces[0].samples.size() == e.iterations);
   bool past_4g = false;
   for (std::uint32_t q = 0; q < e.iterations; ++q) {
@@ -213,9 +213,9 @@ TEST_CASE("pchase past 2^32 elements: the chase order completes the recorded 32-
   }
   CHECK(past_4g);  // some samples lie beyond what 32 bits index
   // A recorded index whose low 32 bits differ from the chase order's: an error.
-  put32(outs[1], 10, static_cast<std::uint32_t>(offsets[11] / 8) + 1);
+  res.put32(outs[1], 10, static_cast<std::uint32_t>(offsets[11] / 8) + 1);
   std::vector<PointTrace> again(1);
-  CHECK_THROWS_AS(l.launch->decode(0, readback(), again, overheads), RunError);
+  CHECK_THROWS_AS(l.launch->decode(0, res.readback(), again, overheads), RunError);
 }
 
 TEST_CASE("a point that needs more shared memory than the device allows is refused with the numbers") {
@@ -257,13 +257,10 @@ TEST_CASE("throughput: which arrays are written before the kernel") {
       "kernel: throughput\naccess: store\npath: cg\narray: {size: 1 MiB}\nlayout: {blocks: 2, threads: 64}\n"
       "ilp: 4\niterations: 8\n");
   Laid l = lay_out({&e});
-  std::vector<std::vector<unsigned char>> host(l.outputs.outputs());
-  for (std::size_t i = 0; i < host.size(); ++i) host[i].assign(l.outputs.size(i), 0);
-  std::vector<std::span<const unsigned char>> views;
-  for (const auto& h : host) views.emplace_back(h.data(), h.size());
+  const HostResults res(l, 0);
   std::vector<PointTrace> traces(1);
   std::vector<std::vector<double>> ovh(1);
-  l.launch->decode(0, Readback(std::move(views)), traces, ovh);
+  l.launch->decode(0, res.readback(), traces, ovh);
   REQUIRE(traces[0].samples.size() == 4);  // 2 blocks x 2 warps
   CHECK(traces[0].samples[0].offset_bytes == 32ull * 8 * 4 * 4);  // lanes x iterations x ILP x 4 B
 }
