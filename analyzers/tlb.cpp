@@ -282,6 +282,9 @@ class TlbAnalyzer final : public Analyzer {
                    "drops out), clustered into levels; one staircase per level";
     nlohmann::json stairs = nlohmann::json::array();
     std::uint64_t prev_entries = 0;
+    // Slots where a latency level failed the slow-share test (pages that first appear
+    // past a level miss from their first latency on: the page-by-page reading cannot see it).
+    std::vector<std::uint64_t> unread_at;
     // Per level found: the excess of the level below, its own, and how many
     // page medians lie at its own.
     std::vector<double> rep_base, rep_top;
@@ -332,6 +335,7 @@ class TlbAnalyzer final : public Analyzer {
                           " the share of slow pages grows by only " + stats::percent(std::max(0.0, rise)) +
                           " (a TLB out of entries makes most pages miss well past its reach)");
         S.rejected.push_back(S.notes.back());
+        unread_at.push_back(st.capacity_bytes / stride);
         continue;
       }
       const std::uint64_t entries = st.capacity_bytes / stride;
@@ -440,6 +444,59 @@ class TlbAnalyzer final : public Analyzer {
                           " cycles there could go unseen");
         S.confidence *= 0.85;
       }
+      // How each page-by-page level's rise begins, in accesses (a page's median over
+      // rounds calls it slow where most of its accesses miss, which overstates the
+      // share): the points' means past the knee up to twice its footprint, over the
+      // mean at the knee, as shares of the level's penalty.
+      if (ev.contains("mean_step") && ev["mean_step"].contains("points")) {
+        std::map<std::uint64_t, double> mean_at;
+        for (const auto& p : ev["mean_step"]["points"]) mean_at[p[0].get<std::uint64_t>()] = p[1].get<double>();
+        for (SeriesLevel& L : S.levels) {
+          if (!std::isnan(L.share_at_double) || L.penalty <= 0) continue;
+          const auto at = mean_at.find(L.clean_slots * stride);
+          if (at == mean_at.end()) continue;
+          double sum = 0;
+          std::size_t n = 0;
+          for (auto it = std::next(at); it != mean_at.end() && it->first <= 2 * at->first; ++it)
+            sum += std::clamp((it->second - at->second) / L.penalty, 0.0, 1.0), ++n;
+          if (n > 0) L.share_at_double = sum / static_cast<double>(n);
+        }
+      }
+      // Levels past the first that the means show with a plateau before each (large
+      // penalties, levels whose coverage lies far out): pages that first appear
+      // there already miss, so their own first latency, the page-by-page reference,
+      // hides the level.
+      // A means level past the first is matched where a page-by-page level agrees with
+      // it (its knee within a factor of two, its penalty within a quarter). From the
+      // first unmatched one on, where the page-by-page reading failed a latency level's
+      // slow-share test at or past half its knee, the page-by-page levels that match no
+      // means level give way to the means levels.
+      auto agree = [](const SeriesLevel& P, const SeriesLevel& M) {
+        return 2 * P.clean_slots >= M.clean_slots && P.clean_slots <= 2 * M.clean_slots &&
+               std::fabs(P.penalty - M.penalty) <= 0.25 * M.penalty;
+      };
+      std::size_t k0 = 1;
+      while (k0 < means.levels.size() &&
+             std::any_of(S.levels.begin(), S.levels.end(), [&](const SeriesLevel& P) { return agree(P, means.levels[k0]); }))
+        ++k0;
+      const bool unread =
+          k0 < means.levels.size() && std::any_of(unread_at.begin(), unread_at.end(), [&](std::uint64_t at) {
+            return 2 * at >= means.levels[k0].clean_slots;
+          });
+      if (unread) {
+        const std::uint64_t from = means.levels[k0].clean_slots / 2;
+        std::erase_if(S.levels, [&](const SeriesLevel& P) {
+          return P.clean_slots >= from && std::none_of(means.levels.begin() + 1, means.levels.end(),
+                                                       [&](const SeriesLevel& M) { return agree(P, M); });
+        });
+        for (std::size_t k = k0; k < means.levels.size(); ++k)
+          if (std::none_of(S.levels.begin(), S.levels.end(), [&](const SeriesLevel& P) { return agree(P, means.levels[k]); }))
+            S.levels.push_back(means.levels[k]);
+        std::stable_sort(S.levels.begin(), S.levels.end(),
+                         [](const SeriesLevel& x, const SeriesLevel& y) { return x.clean_slots < y.clean_slots; });
+        S.notes.push_back("stride " + format_bytes(stride) + ": from " + std::to_string(means.levels[k0].clean_slots) +
+                          " slots on, the levels the pages do not show are read from the points' means");
+      }
     }
     S.evidence = ev;
     return S;
@@ -522,30 +579,41 @@ class TlbAnalyzer final : public Analyzer {
       p.se = std::sqrt(ss / static_cast<double>(v.size() - 1) / static_cast<double>(v.size()));
       mp.push_back(p);
     }
-    const stats::MeanStep st = stats::mean_step(mp, min_penalty);
+    const std::vector<stats::MeanStep> steps = stats::mean_steps(mp, min_penalty);
+    const stats::MeanStep st = steps.empty() ? stats::mean_step(mp, min_penalty) : steps.front();
     nlohmann::json& out = ev[up_to_bytes == UINT64_MAX ? "mean_step" : "mean_step_below_first_level"];
     out = st.to_json(mp);
     out["reference_cycles"] = hit;  // the points' means are this plus the pages' mean excess
-    if (!st.found) return;
-    SeriesLevel L;
-    L.stride = stride;
-    L.clean_slots = mp[st.clean].size_bytes / stride;
-    L.missing_slots = mp[st.first].size_bytes / stride;
-    L.penalty = st.rise();
-    L.miss_latency = st.top;
-    L.from_means = true;
-    L.share_at_first = st.share_at_first;
-    // How the rise begins: the mean share that misses over the points past the
-    // knee up to twice its footprint.
-    double sum = 0;
-    std::size_t n = 0;
-    for (std::size_t i = st.clean + 1; i < mp.size() && mp[i].size_bytes <= 2 * mp[st.clean].size_bytes; ++i)
-      sum += std::clamp((mp[i].mean - st.base) / st.rise(), 0.0, 1.0), ++n;
-    if (n > 0) L.share_at_double = sum / static_cast<double>(n);
-    S.levels.push_back(std::move(L));
-    S.confidence *= 0.9;
-    S.notes.push_back("stride " + format_bytes(stride) + ": a level read from the points' means: +" +
-                      stats::fmt(st.rise()) + " cycles past " + format_bytes(mp[st.clean].size_bytes));
+    if (steps.size() > 1) {
+      nlohmann::json later = nlohmann::json::array();
+      for (std::size_t k = 1; k < steps.size(); ++k) {
+        nlohmann::json j = steps[k].to_json(mp);
+        j.erase("points");
+        later.push_back(std::move(j));
+      }
+      out["later_steps"] = std::move(later);
+    }
+    for (const stats::MeanStep& step : steps) {
+      SeriesLevel L;
+      L.stride = stride;
+      L.clean_slots = mp[step.clean].size_bytes / stride;
+      L.missing_slots = mp[step.first].size_bytes / stride;
+      L.penalty = step.rise();
+      L.miss_latency = step.top;
+      L.from_means = true;
+      L.share_at_first = step.share_at_first;
+      // How the rise begins: the mean share that misses over the points past the
+      // knee up to twice its footprint (and below the next step).
+      double sum = 0;
+      std::size_t n = 0;
+      for (std::size_t i = step.clean + 1; i < mp.size() && mp[i].size_bytes <= 2 * mp[step.clean].size_bytes; ++i)
+        sum += std::clamp((mp[i].mean - step.base) / step.rise(), 0.0, 1.0), ++n;
+      if (n > 0) L.share_at_double = sum / static_cast<double>(n);
+      S.levels.push_back(std::move(L));
+      S.confidence *= 0.9;
+      S.notes.push_back("stride " + format_bytes(stride) + ": a level read from the points' means: +" +
+                        stats::fmt(step.rise()) + " cycles past " + format_bytes(mp[step.clean].size_bytes));
+    }
   }
 
   // Sets of a level from a one-slot-at-a-time series, into `L`; notes why not.

@@ -26,7 +26,7 @@ struct Base {
 
 }  // namespace
 
-MeanStep mean_step(const std::vector<MeanPoint>& points, double min_rise, double z) {
+MeanStep mean_step(const std::vector<MeanPoint>& points, double min_rise, double z, bool short_plateau) {
   MeanStep s;
   if (points.size() < 3) {
     s.reason = "fewer than three points";
@@ -68,7 +68,8 @@ MeanStep mean_step(const std::vector<MeanPoint>& points, double min_rise, double
       for (const std::size_t j : at_base) ss += (points[j].mean - base.mean()) * (points[j].mean - base.mean());
       noise = std::sqrt(ss / static_cast<double>(at_base.size() - 1));
     }
-    for (std::size_t j = points.size() - std::max<std::size_t>(1, n_up / 3); j < points.size(); ++j)
+    const std::size_t plateau = std::max<std::size_t>(short_plateau ? std::min<std::size_t>(n_up, 2) : 1, n_up / 3);
+    for (std::size_t j = points.size() - plateau; j < points.size(); ++j)
       tops.push_back(points[j].mean), noise = std::max(noise, se_of(points[j]));
     s.top = median(tops);
     s.base = base.mean();
@@ -76,7 +77,11 @@ MeanStep mean_step(const std::vector<MeanPoint>& points, double min_rise, double
     // (a gradual rise cut short, or a second level following the first)
     // has no penalty to read.
     const auto [lo, hi] = std::minmax_element(tops.begin(), tops.end());
-    if (tops.size() < 2 || *hi - *lo > std::max(min_rise / 2, z * noise)) {
+    // A short plateau (a step the next one follows closely, often far larger than
+    // the first) may drift by a tenth of its rise: the misses of a level whose
+    // penalty is hundreds of cycles vary by more than the points' errors.
+    const double drift = short_plateau ? 0.1 * std::max(0.0, median(tops) - base.mean()) : 0.0;
+    if (tops.size() < 2 || *hi - *lo > std::max({min_rise / 2, z * noise, drift})) {
       s.reason = tops.size() < 2 ? "too few points past the rise to see it level off"
                                  : "the rise past " + std::to_string(points[clean].size_bytes) +
                                        " B does not level off within the sweep (its last third spans " +
@@ -119,6 +124,77 @@ MeanStep mean_step(const std::vector<MeanPoint>& points, double min_rise, double
   s.reason = blips == 0 ? "no point rises over the base beyond its noise"
                         : std::to_string(blips) + " point(s) rise over the base, but later points fall back";
   return s;
+}
+
+namespace {
+
+// Where the raised points of a found step climb from a plateau of their own (two
+// points or more, at least min_rise over the base, agreeing within a tenth of their
+// rise) by more than that plateau's rise and a quarter of the whole rise: the index of
+// the first point of that climb (two steps read as one, the second levelling off); 0
+// where none.
+std::size_t intermediate_climb(const std::vector<MeanPoint>& points, const MeanStep& s, double min_rise) {
+  const double whole = s.rise();
+  for (std::size_t k = s.first + 2; k < points.size(); ++k) {
+    const double a = points[k - 2].mean, b = points[k - 1].mean;
+    const double mid = (a + b) / 2 - s.base;
+    if (mid < min_rise || std::fabs(a - b) > std::max(min_rise / 2, 0.1 * mid)) continue;
+    // A climb larger than the plateau's own rise: deeper levels of a translation
+    // cost more (a walk goes further); a gradual rise climbs by less at every point.
+    const double climb = points[k].mean - b;
+    if (climb > std::max({min_rise, 0.25 * whole, mid})) return k;
+  }
+  return 0;
+}
+
+// The step of the longest leading part of `points` (at least three points) that
+// levels off, and whose raised points hold no plateau below the top (else the step
+// up to that plateau); not found where none does.
+MeanStep leading_step(const std::vector<MeanPoint>& points, double min_rise, double z, bool short_plateau) {
+  std::size_t end = points.size();
+  while (end >= 3) {
+    const std::vector<MeanPoint> head(points.begin(), points.begin() + static_cast<std::ptrdiff_t>(end));
+    const MeanStep h = mean_step(head, min_rise, z, short_plateau);
+    if (h.found) {
+      const std::size_t climb = intermediate_climb(head, h, min_rise);
+      if (climb == 0) return h;
+      end = climb;
+      short_plateau = true;  // the plateau below the climb may be two points
+      continue;
+    }
+    --end;
+  }
+  return mean_step(points, min_rise, z, short_plateau);
+}
+
+}  // namespace
+
+std::vector<MeanStep> mean_steps(const std::vector<MeanPoint>& points, double min_rise, double z) {
+  std::vector<MeanStep> out;
+  std::size_t from = 0;
+  while (from + 3 <= points.size()) {
+    const std::vector<MeanPoint> rest(points.begin() + static_cast<std::ptrdiff_t>(from), points.end());
+    // A later step over a plateau: at least a quarter of the last step's rise, which
+    // the plateau's own drift from point to point stays well within.
+    const double rise_needed = out.empty() ? min_rise : std::max(min_rise, 0.25 * out.back().rise());
+    MeanStep s = leading_step(rest, rise_needed, z, !out.empty());
+    if (!s.found) break;
+    if (!out.empty()) {
+      const MeanStep& last = out.back();
+      if (s.clean < 1 || std::fabs(s.base - last.top) > std::max(min_rise / 2, 0.25 * last.rise())) break;
+    }
+    s.clean += from;
+    s.first += from;
+    out.push_back(s);
+    // The next step's base: the points from where this one's plateau begins (a
+    // gradual rise's first raised points left out).
+    const double tol = std::max(min_rise / 2, 0.25 * s.rise());
+    std::size_t next = s.first;
+    while (next < points.size() && std::fabs(points[next].mean - s.top) > tol) ++next;
+    if (next >= points.size()) break;
+    from = next;
+  }
+  return out;
 }
 
 nlohmann::json MeanStep::to_json(const std::vector<MeanPoint>& points) const {

@@ -39,7 +39,22 @@ struct MeanStep {
   [[nodiscard]] nlohmann::json to_json(const std::vector<MeanPoint>& points) const;
 };
 
-// The first persistent step of `points` (ascending by size_bytes).
-MeanStep mean_step(const std::vector<MeanPoint>& points, double min_rise, double z = 4.0);
+// The first persistent step of `points` (ascending by size_bytes). Its plateau is the
+// last third of the raised points, at least two of them: six raised points or more;
+// with `short_plateau`, two raised points that agree within a tenth of the rise will
+// do (a step the next one follows closely).
+MeanStep mean_step(const std::vector<MeanPoint>& points, double min_rise, double z = 4.0, bool short_plateau = false);
+
+// Every step of `points`, one after the other (indices into `points`): levels whose
+// penalties add up, each with a plateau before the next begins. The first is
+// mean_step's, or, where the points past it climb again (no plateau to the end of the
+// sweep), the step of the longest leading part of the points that levels off. Each
+// later step is read from the points from where the last one's plateau begins, over
+// that plateau as its base, with a short plateau (two points or more), and is claimed only
+// where it adds a quarter of the last step's rise or more (a smaller one is not told
+// from the plateau's drift), at least two points lie at that base and its base agrees
+// with the last step's plateau (within a quarter of that step's rise, and min_rise /
+// 2): a random order's gradual rise past one level is not a second one.
+std::vector<MeanStep> mean_steps(const std::vector<MeanPoint>& points, double min_rise, double z = 4.0);
 
 }  // namespace dissect::stats

@@ -41,6 +41,8 @@ std::uint64_t point_array_bytes(const Experiment& e) {
   if (e.layout.array == BlockArrays::per_block && e.layout.blocks > 1)  // a copy per block, placed apart
     total = saturating_add(saturating_mul(per_block_array_stride(e.array.size_bytes), e.layout.blocks - 1),
                            e.array.size_bytes);
+  // An aliased array's copies share its one physical block (the arena maps it over them all).
+  total = physical_bytes(total, e.array.frames);
   for (const auto& a : e.arrays) total = saturating_add(total, a.array.size_bytes);
   return total;
 }

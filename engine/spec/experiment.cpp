@@ -32,7 +32,14 @@ const char* to_string(Pattern v) {
   }
   return "?";
 }
-const char* to_string(Frames v) { return v == Frames::contiguous ? "contiguous" : "scattered"; }
+const char* to_string(Frames v) {
+  switch (v) {
+    case Frames::contiguous: return "contiguous";
+    case Frames::scattered: return "scattered";
+    case Frames::aliased: return "aliased";
+  }
+  return "?";
+}
 const char* to_string(TimingMode v) {
   return v == TimingMode::per_access ? "per_access" : v == TimingMode::chain ? "chain" : "on_chip";
 }

@@ -29,8 +29,21 @@ enum class Pattern {
 // What backs the array's pages: one allocation (contiguous physical frames, which a
 // TLB may coalesce into entries reaching several pages), or chunks of the driver's
 // allocation granularity mapped in a shuffled order (no two neighbouring chunks
-// contiguous: every TLB entry reaches one page at most a chunk).
-enum class Frames { contiguous, scattered };
+// contiguous: every TLB entry reaches one page at most a chunk), or one physical block
+// of kAliasedBlockBytes mapped again and again over the array's virtual range
+// (aliased: a chase's virtual footprint reaches far beyond the device's memory, for
+// TLB levels whose coverage the memory cannot hold, and its data lines stay few
+// enough for the L2; every element the chase writes must land on a word of its own
+// in the block, which the GPU backend checks).
+enum class Frames { contiguous, scattered, aliased };
+// The physical block behind an aliased array (a smaller array maps its own size,
+// rounded up to the driver's granularity). Large enough that the block's pages keep
+// the contiguity of one allocation below it, small enough for any GPU's memory.
+inline constexpr std::uint64_t kAliasedBlockBytes = 1ull << 30;
+// What an array takes of the device's memory: its size, or the aliased block.
+inline std::uint64_t physical_bytes(std::uint64_t size_bytes, Frames frames) {
+  return frames == Frames::aliased && size_bytes > kAliasedBlockBytes ? kAliasedBlockBytes : size_bytes;
+}
 // per_access: every access timed, samples flushed to global memory in chunks; chain:
 // one time per chain of `iterations` loads; on_chip: every access timed, samples kept
 // on the SM (one byte each) until the timed window ends.

@@ -175,7 +175,8 @@ const std::vector<std::pair<std::string, Access>> kAccess{{"load", Access::load}
 const std::vector<std::pair<std::string, ElementType>> kElements{{"u32", ElementType::u32},
                                                                  {"u64", ElementType::u64}};
 const std::vector<std::pair<std::string, Frames>> kFrames{{"contiguous", Frames::contiguous},
-                                                          {"scattered", Frames::scattered}};
+                                                          {"scattered", Frames::scattered},
+                                                          {"aliased", Frames::aliased}};
 const std::vector<std::pair<std::string, Pattern>> kPatterns{{"sequential", Pattern::sequential},
                                                              {"random", Pattern::random},
                                                              {"list", Pattern::list},
@@ -503,11 +504,11 @@ Experiment decode_experiment(const SpecNode& root, Diagnostics& d) {
     check_array(e.array, array, elem, "array.", true, top.get("array") ? top.get("array")->loc : root_loc, d);
   }
 
-  if (e.array.frames == Frames::scattered &&
+  if (e.array.frames != Frames::contiguous &&
       (e.kernel != KernelKind::pchase || e.path == LoadPath::tex || e.path == LoadPath::constant ||
        e.path == LoadPath::shared))
-    d.error(loc_of(array.get("frames")), std::string("array.frames scattered applies to a pointer chase on a global "
-                                                     "load path (kernel is ") +
+    d.error(loc_of(array.get("frames")), std::string("array.frames ") + to_string(e.array.frames) +
+                                             " applies to a pointer chase on a global load path (kernel is " +
                                              to_string(e.kernel) + ", path " + to_string(e.path) + ")");
   if (e.warmup_by == WarmupBy::block) {
     // The block loads the slots (offset + k s) mod N of one pass: the lines a sequential or

@@ -65,7 +65,8 @@ struct Bounds {
 
 // A level record of 'tlb' (narrowed by 'tlb_entries'): its coverage, and the
 // stride to sweep it at: the span of a level read as one set (every slot an
-// entry); else the granule the page step measured over one allocation (the
+// entry), or of one whose associativity is open where the span exceeds the
+// granule; else the granule the page step measured over one allocation (the
 // finest reach: the page, or coalesced pages), else the page, so that
 // consecutive slots fill consecutive entries and every set alike; else the
 // smallest stride the level was seen at. Doubled while the
@@ -83,13 +84,18 @@ std::optional<Bounds> bounds_of(const TopologyResult& r, const nlohmann::json& L
   }
   if (b.cov_lo < 1 || b.cov_hi < b.cov_lo) return std::nullopt;
   std::uint64_t g = 0;
+  if (r.tlb->page_granule_bytes) g = *r.tlb->page_granule_bytes;
+  else if (r.tlb->page_bytes) g = *r.tlb->page_bytes;
   // A level the footprint sweep read as one set of entries that reach its span:
   // at the span every slot is an entry of its own (at the page, several slots
-  // would share one).
-  if (L.value("associativity", "") == "full" && L.contains("span_bytes") && L["span_bytes"].is_number())
+  // would share one). So too a level whose associativity it left open, where the
+  // span exceeds the granule: below the span its slots may share entries, and a
+  // random order then holds more slots than entries without a miss (a clean point
+  // there bounds nothing); at the span it runs out at its coverage either way.
+  const std::string assoc = L.value("associativity", "");
+  if (L.contains("span_bytes") && L["span_bytes"].is_number() &&
+      (assoc == "full" || (assoc != "set-associative" && L["span_bytes"].get<std::uint64_t>() > g)))
     g = L["span_bytes"].get<std::uint64_t>();
-  else if (r.tlb->page_granule_bytes) g = *r.tlb->page_granule_bytes;
-  else if (r.tlb->page_bytes) g = *r.tlb->page_bytes;
   if (g == 0 && L.contains("knees_at_coverage") && L["knees_at_coverage"].is_array() &&
       !L["knees_at_coverage"].empty())
     g = pow2_floor(L["knees_at_coverage"][0].value("stride_bytes", std::uint64_t{0}));
@@ -103,13 +109,12 @@ std::optional<Bounds> bounds_of(const TopologyResult& r, const nlohmann::json& L
 
 Limits limits(const TopologyResult& r) {
   Limits l;
-  // Three quarters of the device memory, and at most 32 GiB. The decoder reads arrays past
-  // 2^32 elements, but a level whose knee the sweep passes at only its largest points (a
-  // 64 GiB level on a GPU of 141 GB) turns those strides' readings into a partial rise,
-  // which can split the chain of the level below into a false level (results/h200/README.md):
-  // not before the tlb analyzer reads such a rise.
-  l.footprint_cap = (1ull << 32) * 8;
-  if (r.device.memory_bytes) l.footprint_cap = std::min(l.footprint_cap, *r.device.memory_bytes / 4 * 3);
+  l.footprint_cap = kAliasedFootprintCap;
+  // Copies in contiguous frames, one per SM: what the memory holds. The samples record
+  // 32-bit indices; the decoder completes them past 2^32 elements, but the scope step
+  // never needs that many.
+  l.contiguous_cap = (1ull << 32) * 8;
+  if (r.device.memory_bytes) l.contiguous_cap = std::min(l.contiguous_cap, *r.device.memory_bytes / 4 * 3);
   l.slot_cap = kMaxSlots;
   std::optional<std::uint64_t> l2 = r.one_sm_size_of("l2");
   if (!l2) l2 = r.driver.l2_bytes;
@@ -218,12 +223,12 @@ std::vector<ScopeRange> scope_ranges(const TopologyResult& r) {
     if (g.entries < 4) continue;
     g.hit_slots = g.entries * 3 / 4;
     g.miss_slots = 2 * g.entries;
-    if (g.miss_slots * g.stride > lim.footprint_cap || g.miss_slots > lim.slot_cap) continue;
+    if (g.miss_slots * g.stride > lim.contiguous_cap || g.miss_slots > lim.slot_cap) continue;
     // Every SM last: a level shared by any group of SMs (a TPC, a GPC) then has two of its
     // SMs chasing, wherever the scheduler puts the blocks.
     for (const std::uint64_t blocks : {std::uint64_t{1}, std::uint64_t{2}, std::uint64_t{8}, std::uint64_t{32}, sms})
       if (blocks <= sms && (g.blocks.empty() || blocks > g.blocks.back()) && blocks * g.hit_slots <= lim.slot_cap &&
-          blocks * per_block_array_stride(g.hit_slots * g.stride) <= lim.footprint_cap)
+          blocks * per_block_array_stride(g.hit_slots * g.stride) <= lim.contiguous_cap)
         g.blocks.push_back(static_cast<std::uint32_t>(blocks));
     if (g.blocks.size() >= 2) out.push_back(std::move(g));
   }

@@ -28,13 +28,22 @@ namespace dissect::tlb_sweeps {
 inline constexpr std::uint64_t kSlotPad = 32;
 
 struct Limits {
-  std::uint64_t footprint_cap = 0;  // the largest array
-  std::uint64_t slot_cap = 0;       // the most slots of one chase
+  std::uint64_t footprint_cap = 0;        // the largest array of 'tlb', 'tlb_entries', 'tlb_sets'
+  std::uint64_t contiguous_cap = 0;  // arrays in contiguous frames ('tlb_scope': all of a point's copies; page size)
+  std::uint64_t slot_cap = 0;             // the most slots of one chase
 };
 
-// Footprint: three quarters of the device memory and at most 32 GiB (the decoder
-// completes 32-bit sample indices past 2^32 elements, but a far level's partial rise
-// at a sweep's largest points misleads the tlb analyzer: tlb_sweeps.cpp). Slots: at
+// The virtual footprint of the aliased sweeps ('tlb', 'tlb_entries', 'tlb_sets': one
+// physical block mapped again and again, Frames::aliased): far past any GPU's memory,
+// so that levels whose coverage the memory cannot hold run out inside the sweep, with
+// room to spare: a level whose knee a sweep passes at its largest points only gives a
+// partial rise there, which misleads the reading of the levels below.
+// 1 TiB, plus room for the pads (1024 slots of 1 GiB + 32 B, 4096 of 256 MiB + 32 B).
+inline constexpr std::uint64_t kAliasedFootprintCap = (1ull << 40) + (1ull << 20);
+
+// Footprint: kAliasedFootprintCap for the aliased steps; for the steps over contiguous
+// frames ('tlb_scope', whose SMs chase copies of their own, and the page-size steps),
+// three quarters of the device memory and at most 32 GiB. Slots: at
 // most 8192, and few enough that their lines stay in the L2 (one per 2 KiB of
 // the measured L2, the driver's figure where none was measured: a line each,
 // with room for strides that crowd a modulo-indexed L2's sets): an array whose

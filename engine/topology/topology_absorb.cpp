@@ -3,6 +3,9 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
+#include <limits>
+#include <map>
+#include <tuple>
 
 #include "engine/spec/units.hpp"
 #include "engine/topology/tlb_sweeps.hpp"
@@ -360,9 +363,20 @@ std::pair<std::uint64_t, std::uint64_t> coverage_of(const nlohmann::json& found,
   if (L.contains("coverage_range_bytes") && L["coverage_range_bytes"].is_array() && L["coverage_range_bytes"].size() == 2 &&
       L["coverage_range_bytes"][0].is_number() && L["coverage_range_bytes"][1].is_number()) {
     const auto a = L["coverage_range_bytes"][0].get<std::uint64_t>(), b = L["coverage_range_bytes"][1].get<std::uint64_t>();
+    // A knee outside the bracket the earlier steps measured contradicts them: the
+    // bracket stands (a gradual rise's late knee must not move the coverage).
     if (std::max(lo, a) <= std::min(hi, b)) lo = std::max(lo, a), hi = std::min(hi, b);
+    else lo = a, hi = b;
   }
   return {lo, hi};
+}
+
+// A level record's coverage bracket (coverage_range_bytes; {0, max} where none).
+std::pair<std::uint64_t, std::uint64_t> coverage_range(const nlohmann::json& L) {
+  if (L.contains("coverage_range_bytes") && L["coverage_range_bytes"].is_array() && L["coverage_range_bytes"].size() == 2 &&
+      L["coverage_range_bytes"][0].is_number() && L["coverage_range_bytes"][1].is_number())
+    return {L["coverage_range_bytes"][0].get<std::uint64_t>(), L["coverage_range_bytes"][1].get<std::uint64_t>()};
+  return {0, std::numeric_limits<std::uint64_t>::max()};
 }
 
 void set_coverage(nlohmann::json& L, std::uint64_t lo, std::uint64_t hi) {
@@ -405,38 +419,100 @@ void tlb_sets(TopologyResult& r, const Findings& fs) {
   const auto f = findings::tlb(fs);
   if (!f || !f->verdict.determined || !r.tlb || !r.tlb->levels) return;
   const auto ranges = tlb_sweeps::stage_ranges(r);
-  for (const auto& found : f->levels) {
-    const auto* g = tlb_sweeps::range_of(ranges, found);
-    if (g == nullptr) continue;
+  // Per range, the level with the first knee: where a level's misses grow gradually
+  // one slot at a time, the analyzer may read further steps out of that rise.
+  std::map<const tlb_sweeps::Range*, const nlohmann::json*> first;
+  for (const auto& found : f->levels)
+    if (const auto* g = tlb_sweeps::range_of(ranges, found))
+      if (first[g] == nullptr || found["knee_slots"].get<std::uint64_t>() < (*first[g])["knee_slots"].get<std::uint64_t>())
+        first[g] = &found;
+  for (const auto& [g, found_ptr] : first) {
+    const nlohmann::json& found = *found_ptr;
+    bool found_sets_open = false;
     auto& L = (*r.tlb->levels)[g->level];
-    auto [lo, hi] = coverage_of(found, L);
     const std::uint64_t gran = g->stride - tlb_sweeps::kSlotPad;
     const auto n = found["knee_slots"].get<std::uint64_t>();
-    // One slot at a time: C is a whole number of g in ((n - 1) s, n s].
-    if (found.value("first_miss_entries", n + 2) == n + 1) lo = hi = n * gran;
-    set_coverage(L, lo, hi);
-    const std::string assoc = found.value("associativity", "undetermined");
-    for (const char* k : {"sets", "set_sizes", "sets_at_least", "ways", "sets_note", "complete", "staircase_steps"}) {
-      if (found.contains(k)) L[k] = found[k];
-      else L.erase(k);
+    const auto m = found.value("first_miss_entries", n + 2);
+    // The stage sweep's penalty against the footprint sweep's: under half of it, the
+    // stage saw a share of the accesses missing past its knee. Either the sweep ended a
+    // few slots past the knee (results/h200/README.md), or the level's misses grow
+    // gradually as slots are added one at a time (no LRU order: an LRU level under a
+    // cyclic chase misses every access one slot past its entries): its first visible
+    // misses bound its coverage from above, and no single slot is its knee.
+    const double footprint =
+        L.contains("miss_penalty_cycles") && L["miss_penalty_cycles"].is_number() ? L["miss_penalty_cycles"].get<double>() : 0.0;
+    const double stage = found.contains("miss_penalty_cycles") && found["miss_penalty_cycles"].is_number()
+                             ? found["miss_penalty_cycles"].get<double>()
+                             : footprint;
+    // (At a level's span above the finest reach, where every slot is an entry of its own
+    // and falls into one set: one slot past the knee, an LRU level misses every access.)
+    const std::uint64_t finest_reach = r.tlb->page_granule_bytes ? *r.tlb->page_granule_bytes : r.tlb->page_bytes.value_or(0);
+    const bool span_stride = L.contains("span_bytes") && L["span_bytes"].is_number() &&
+                             L["span_bytes"].get<std::uint64_t>() == gran && gran > finest_reach;
+    const bool partial = stage < footprint / 2 ||
+                         (span_stride && found.contains("share_missing_one_past") &&
+                          found["share_missing_one_past"].is_number() && found["share_missing_one_past"].get<double>() < 0.9);
+    std::uint64_t lo = 0, hi = 0;
+    if (partial) {
+      const auto [a, b] = coverage_range(L);
+      lo = a;
+      hi = std::min(b, (m > 0 ? m - 1 : 0) * g->stride);
+      if (hi < lo) hi = b;  // the stage's first misses contradict the bracket: keep the bracket
+    } else {
+      std::tie(lo, hi) = coverage_of(found, L);
+      // One slot at a time: C is a whole number of g in ((n - 1) s, n s].
+      if (m == n + 1) lo = hi = n * gran;
     }
+    set_coverage(L, lo, hi);
+    // A level the footprint sweep left open, swept at its span, above the finest reach
+    // (tlb_sweeps.cpp: where the granule would take more slots than a chase may have):
+    // one step there is one set of entries of the span, or S sets of a reach of span / S,
+    // every slot in one of them; the step cannot tell.
+    const std::string before = L.value("associativity", "undetermined");
+    // (At the finest reach the page step measured, no smaller reach can share the span.)
+    const std::uint64_t finest = r.tlb->page_granule_bytes ? *r.tlb->page_granule_bytes : r.tlb->page_bytes.value_or(0);
+    const bool open_at_span = before == "undetermined" && L.contains("span_bytes") && L["span_bytes"].is_number() &&
+                              L["span_bytes"].get<std::uint64_t>() == gran && gran > finest;
+    std::string assoc = found.value("associativity", "undetermined");
+    // At the span every slot falls into one set: a staircase there is no sets.
+    const bool at_span = L.contains("span_bytes") && L["span_bytes"].is_number() &&
+                         L["span_bytes"].get<std::uint64_t>() == gran && gran > finest;
+    if (at_span && !partial && before == "full") {
+      assoc = "full";
+      found_sets_open = true;
+      L["sets_note"] = "one set, as the footprint sweep read it (swept at its span, " + format_bytes(gran) +
+                       ", where every slot falls into one set)";
+    } else if (partial) {
+      assoc = before;  // the footprint sweep's reading stands; the stage tells no sets
+      found_sets_open = true;
+      L["sets_note"] = "one slot at a time past its entries (" + format_bytes(g->stride) +
+                       " apart), the misses grow gradually (+" + fmt_number(stage) + " cycles past the first " +
+                       std::to_string(n) + " slots, of the level's +" + fmt_number(footprint) +
+                       "): not LRU order, no sets; its first misses bound the coverage from above";
+      L["replacement"] = "not LRU";
+    } else if (open_at_span) {
+      L["entries_if_fully_associative"] = lo == hi ? nlohmann::json(lo / gran) : nlohmann::json(nullptr);
+      L["sets_note"] = "swept at its span (" + format_bytes(gran) +
+                       "), where one set of entries of the span and S sets of span / S look alike; the footprint "
+                       "sweep did not tell them apart (no share of misses at half the span up to twice the coverage)";
+      assoc = "undetermined";
+      found_sets_open = true;
+    }
+    for (const char* k : {"sets", "set_sizes", "sets_at_least", "ways", "sets_note", "complete", "staircase_steps"}) {
+      if (found_sets_open && (std::string(k) == "sets_note" || std::string(k) == "complete")) continue;
+      if (found_sets_open || !found.contains(k)) L.erase(k);
+      else L[k] = found[k];
+    }
+    if (found_sets_open && before == "full" && assoc == "full") L["sets"] = 1;  // one set, as the footprint sweep read it
     L["associativity"] = assoc;
     L["stage_stride_bytes"] = g->stride;
-    // The stage sweep's penalty, unless it is under half the footprint sweep's: a stage sweep
-    // that the memory ends a few slots past the knee sees only the first misses of a level
-    // (a share of its accesses, results/h200/README.md), where the footprint sweep saw it whole.
-    if (found.contains("miss_penalty_cycles") && found["miss_penalty_cycles"].is_number()) {
-      const double stage = found["miss_penalty_cycles"].get<double>();
-      const double footprint =
-          L.contains("miss_penalty_cycles") && L["miss_penalty_cycles"].is_number() ? L["miss_penalty_cycles"].get<double>() : 0.0;
-      if (stage >= footprint / 2) {
-        L["miss_penalty_cycles"] = stage;
-        L.erase("penalty_note");
-      } else {
-        L["penalty_note"] = "the stage sweep at " + format_bytes(g->stride) + " saw +" + fmt_number(stage) +
-                            " cycles past its knee, under half the footprint sweep's +" + fmt_number(footprint) +
-                            ": a share of its accesses missing; the footprint sweep's is kept";
-      }
+    if (!partial) {
+      L["miss_penalty_cycles"] = stage;
+      L.erase("penalty_note");
+    } else {
+      L["penalty_note"] = "the stage sweep at " + format_bytes(g->stride) + " saw +" + fmt_number(stage) +
+                          " cycles past its knee, under half the footprint sweep's +" + fmt_number(footprint) +
+                          ": a share of its accesses missing; the footprint sweep's is kept";
     }
     std::optional<std::uint64_t> reach;
     if (assoc == "full") {
@@ -446,7 +522,7 @@ void tlb_sets(TopologyResult& r, const Findings& fs) {
         L["reach_note"] = "fully associative, and the footprint sweep saw no span: the reach is taken as the stride's "
                           "power of two";
       if (!reach) reach = gran;
-    } else if (assoc == "set-associative" || found.contains("slots_per_entry")) {
+    } else if (!partial && (assoc == "set-associative" || found.contains("slots_per_entry"))) {
       // Steps one slot apart: an entry per slot; every b slots: b slots to an entry.
       reach = gran * found.value("slots_per_entry", std::uint64_t{1});
     }
@@ -457,7 +533,11 @@ void tlb_sets(TopologyResult& r, const Findings& fs) {
       if (assoc == "set-associative" && found.contains("set_sizes")) L["set_sizes"] = found["set_sizes"];
     } else {
       L["entries"] = nullptr;
-      if (reach) L["reach_bytes"] = *reach;
+      if (reach) {
+        L["reach_bytes"] = *reach;
+        const std::uint64_t e_lo = (lo + *reach - 1) / *reach, e_hi = hi / *reach;
+        if (e_lo <= e_hi) L["entries_range"] = {e_lo, e_hi};
+      }
     }
   }
   per_page(r.tlb_row());

@@ -336,7 +336,7 @@ StepSizing page_sweep(const TopologyResult& r) {
   }
   std::uint64_t pow2 = kMinStride;  // N a power of two: every stride divides it
   while (pow2 < n) pow2 *= 2;
-  const std::uint64_t cap = std::min(tlb_sweeps::limits(r).footprint_cap, kMaxSlots * kMinStride);
+  const std::uint64_t cap = std::min(tlb_sweeps::limits(r).contiguous_cap, kMaxSlots * kMinStride);
   while (pow2 > cap && pow2 > kMinStride) pow2 /= 2;
   n = pow2;
   return Overrides{{"array.size", bytes(n)},

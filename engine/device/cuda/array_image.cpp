@@ -14,7 +14,7 @@ ArrayImage make_array_image(const ArraySpec& array, ElementType element, std::sp
   ArrayImage img;
   img.elem_bytes = element_bytes(element);
   img.size_bytes = array.size_bytes;
-  img.scattered_frames = array.frames == Frames::scattered;
+  img.frames = array.frames;
   try {
     const ChaseOrder order(array, img.elem_bytes);
     std::string why;

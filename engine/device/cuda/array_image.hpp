@@ -20,7 +20,7 @@ struct ArrayImage {
   std::uint64_t start_offset = 0;  // bytes: where a pass starts
   std::uint64_t pass_length = 1;   // accesses per pass
   bool dense = true;
-  bool scattered_frames = false;  // ArraySpec::frames: chunks mapped in a shuffled order
+  Frames frames = Frames::contiguous;  // ArraySpec::frames: what backs the pages
   // Dense sequential arrays can be written on the device instead (no host image, no
   // copy): element i = (i + fill_stride) mod n, the rule of chase_order.hpp.
   bool device_fill = false;

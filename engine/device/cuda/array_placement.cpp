@@ -35,6 +35,35 @@ CUtexObject make_texture(const CudaDriver& drv, CUdeviceptr p, const ArrayImage&
 
 }  // namespace
 
+void check_aliased_words(std::span<const LaunchArray> arrays, std::span<const std::uint64_t> at,
+                         std::uint64_t block_bytes) {
+  // (physical byte offset in the block, element bytes) of every element written
+  std::vector<std::pair<std::uint64_t, std::uint64_t>> words;
+  for (std::size_t i = 0; i < arrays.size(); ++i) {
+    const ArrayImage& img = arrays[i].image;
+    if (arrays[i].path == LoadPath::constant || img.unwritten) continue;
+    const std::uint32_t copies = std::max(arrays[i].copies, 1u);
+    const std::uint64_t copy_stride = copy_stride_bytes(img);
+    const std::uint64_t span = at[i] + (copies - 1) * copy_stride + img.size_bytes;
+    // Within the first block nothing aliases (the decoder allows aliased frames for a
+    // pchase's one array, so no other array can wrap onto it).
+    if (span <= block_bytes) continue;
+    if (img.dense || img.device_fill)
+      throw RunError("aliased frames: an array of " + std::to_string(img.size_bytes) +
+                     " B written whole would overwrite itself in its block of " + std::to_string(block_bytes) +
+                     " B; only a sparsely visited array (a chase over a few slots of a huge range) can be aliased");
+    for (std::uint32_t c = 0; c < copies; ++c)
+      for (const std::uint64_t off : img.offsets)
+        words.emplace_back((at[i] + c * copy_stride + off) % block_bytes, img.elem_bytes);
+  }
+  std::sort(words.begin(), words.end());
+  for (std::size_t k = 1; k < words.size(); ++k)
+    if (words[k].first < words[k - 1].first + words[k - 1].second)
+      throw RunError("aliased frames: two elements of the chase land on one physical word (offset " +
+                     std::to_string(words[k].first) + " of the block of " + std::to_string(block_bytes) +
+                     " B); choose a stride that is not a multiple of the block, e.g. a power of two plus 32 B");
+}
+
 std::uint64_t copy_stride_bytes(const ArrayImage& image) {
   return per_block_array_stride(image.size_bytes);  // one rule with the simulated GPU
 }
@@ -63,10 +92,16 @@ std::vector<dissect_array_ref> place_arrays(const CudaDriver& drv, std::span<con
       arena_bytes = at[i] + (std::uint64_t{std::max(arrays[i].copies, 1u)} - 1) * copy_stride_bytes(img) + img.size_bytes;
     }
   }
-  const bool scattered = std::any_of(arrays.begin(), arrays.end(), [](const LaunchArray& a) {
-    return a.image.scattered_frames && a.path != LoadPath::constant;
-  });
-  const CUdeviceptr base = arena_bytes > 0 ? tools.arena->ensure(arena_bytes, kArrayAlignMax, scattered) : 0;
+  // The arena's frames: those of the first global-path array that asks for other
+  // than contiguous ones (the decoder allows it for a pchase's one array only).
+  Frames frames = Frames::contiguous;
+  for (const LaunchArray& a : arrays)
+    if (a.path != LoadPath::constant && a.image.frames != Frames::contiguous) {
+      frames = a.image.frames;
+      break;
+    }
+  const CUdeviceptr base = arena_bytes > 0 ? tools.arena->ensure(arena_bytes, kArrayAlignMax, frames) : 0;
+  if (frames == Frames::aliased) check_aliased_words(arrays, at, tools.arena->aliased().block_bytes());
   CUdeviceptr bank = 0;
   std::size_t bank_bytes = 0;
   if (const_bytes_used > 0) {

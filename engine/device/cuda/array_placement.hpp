@@ -56,6 +56,13 @@ bool needs_helpers(std::span<const LaunchArray> arrays);
 std::vector<dissect_array_ref> place_arrays(const CudaDriver& drv, std::span<const LaunchArray> arrays,
                                             const PlacementTools& tools, TextureSet& textures, FillBatch& fills);
 
+// Throws RunError where an aliased arena (DeviceBuffer::aliased, one physical
+// block of `block_bytes` mapped over and over) would put two written elements of
+// `arrays` (at arena offsets `at`, every copy) on one physical word, or where an
+// array that spills past the first block is written whole.
+void check_aliased_words(std::span<const LaunchArray> arrays, std::span<const std::uint64_t> at,
+                         std::uint64_t block_bytes);
+
 // Launches the batched fill whose descriptors lie at `descs` on the device. No
 // synchronisation: every launch, copy and memset of dissect goes to the legacy
 // default stream, so the measuring launch begins after the fill has finished.

@@ -134,7 +134,7 @@ class PchaseLaunch final : public CudaLaunch {
   void start_point(std::size_t point, PointTrace& trace, std::uint32_t repeats) const override {
     const Meta& m = metas_[point];
     trace.params["sample_chunk"] = std::to_string(m.chunk);
-    if (points[point]->array.frames == Frames::scattered) trace.params["frames"] = "scattered";
+    if (points[point]->array.frames != Frames::contiguous) trace.params["frames"] = to_string(points[point]->array.frames);
     if (m.per_block) trace.params["block_arrays"] = "per_block";
     if (on_chip_)
       trace.params["on_chip_unit_cycles"] = std::to_string(DISSECT_ON_CHIP_UNIT);  // latencies saturate at 255 units

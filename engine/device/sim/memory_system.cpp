@@ -86,8 +86,15 @@ CacheModel& MemorySystem::tlb_instance(std::size_t level, std::uint32_t sm, bool
   return *slot;
 }
 
-BoundPath MemorySystem::bind(LoadPath path, std::uint32_t sm, std::uint32_t warp, bool scattered_frames) {
+BoundPath MemorySystem::bind(LoadPath path, std::uint32_t sm, std::uint32_t warp, Frames frames,
+                             std::uint64_t array_base) {
   BoundPath bp;
+  const bool scattered_frames = frames == Frames::scattered;
+  if (frames == Frames::aliased) {
+    static_assert((kAliasedBlockBytes & (kAliasedBlockBytes - 1)) == 0, "the block is a power of two");
+    bp.alias_base = array_base;
+    bp.alias_mask = kAliasedBlockBytes - 1;
+  }
   if (path == LoadPath::shared) {  // shared memory: a fixed latency, no caches, no translation
     bp.dram_latency = profile_.shared.latency;
     return bp;

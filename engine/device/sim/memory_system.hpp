@@ -51,6 +51,13 @@ struct BoundPath {
   int planned = -1;
   std::uint32_t planned_line_shift = 0;
   bool planned_physical = false;
+  // Frames::aliased: one block mapped again and again from alias_base, so the
+  // caches see an address modulo the block (the identity otherwise). TLBs see
+  // the virtual address.
+  std::uint64_t alias_base = 0, alias_mask = ~std::uint64_t{0};
+  [[nodiscard]] std::uint64_t frame_address(std::uint64_t vaddr) const {
+    return alias_base + ((vaddr - alias_base) & alias_mask);
+  }
 };
 
 // What a load needs to know about its address before it looks anything up,
@@ -77,9 +84,11 @@ class MemorySystem {
   void new_launch(std::uint64_t seed);
 
   // Throws std::invalid_argument when the profile does not describe the path.
-  // `scattered_frames` (ArraySpec::frames): the array's pages lie in frames
-  // no entry can coalesce, so every TLB entry translates one page.
-  BoundPath bind(LoadPath path, std::uint32_t sm, std::uint32_t warp, bool scattered_frames = false);
+  // `frames` (ArraySpec::frames): scattered, the array's pages lie in frames no
+  // entry can coalesce, so every TLB entry translates one page; aliased, one
+  // block of kAliasedBlockBytes from `array_base` backs the whole range.
+  BoundPath bind(LoadPath path, std::uint32_t sm, std::uint32_t warp, Frames frames = Frames::contiguous,
+                 std::uint64_t array_base = 0);
 
   // Every kStopCheckLoads loads, `stop` (when not null) is read; once set, the next
   // check throws PointInterrupted. The device sets it for the points of a run.
@@ -98,7 +107,7 @@ class MemorySystem {
   [[gnu::always_inline]] LoadPlan plan(const BoundPath& bp, std::uint64_t vaddr) const {
     LoadPlan p;
     p.vaddr = vaddr;
-    const std::uint64_t addr = bp.planned_physical ? physical(vaddr) : vaddr;
+    const std::uint64_t addr = bp.planned_physical ? physical(bp.frame_address(vaddr)) : bp.frame_address(vaddr);
     const BoundStep& st = bp.steps[static_cast<std::size_t>(bp.planned)];
     if (st.kind == BoundStep::Kind::partitioned) {
       // The SM's own partition and the home one (the same one half the
@@ -144,7 +153,7 @@ class MemorySystem {
   double load_impl(const BoundPath& bp, std::uint64_t vaddr, const LoadPlan* plan) {
     if (stop_ != nullptr && --until_stop_check_ == 0) check_stop();
     double extra = 0, dram_extra = 0;
-    std::uint64_t addr = vaddr;
+    std::uint64_t addr = bp.frame_address(vaddr);
     int level = 0;
     const BoundStep* const planned = Planned ? bp.steps.data() + bp.planned : nullptr;
     for (const BoundStep& st : bp.steps) {
@@ -157,7 +166,7 @@ class MemorySystem {
             if (tlb[l]->access(vaddr) == CacheModel::Outcome::hit) break;
             extra += bp.tlb_penalty[l];
           }
-          addr = physical(vaddr);
+          addr = physical(addr);
           continue;
         }
         case BoundStep::Kind::cache:

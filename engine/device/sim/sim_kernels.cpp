@@ -103,7 +103,7 @@ void warm_by_block(Ctx& c, std::uint64_t pass_length, std::size_t chasers_per_bl
   for (std::uint32_t b = 0; b < e.layout.blocks; ++b) {
     std::vector<BoundPath> by_warp;
     for (std::uint32_t w = 0; w < warps; ++w)
-      by_warp.push_back(c.mem.bind(e.path, c.sm_of_block(b), w, e.array.frames == Frames::scattered));
+      by_warp.push_back(c.mem.bind(e.path, c.sm_of_block(b), w, e.array.frames, c.prof.address_base));
     const std::uint64_t copy_base = c.prof.address_base + block_array_offset(e, b);
     double cycles = 0;
     std::uint64_t load = 0;  // the kernel's k over all passes: thread k mod threads makes it
@@ -149,7 +149,7 @@ void run_pchase(Ctx& c) {
     const auto b = static_cast<std::uint32_t>(g / nc);
     const std::uint32_t t = e.layout.chasers[g % nc];
     ch[g].sm = static_cast<std::int32_t>(c.sm_of_block(b));
-    ch[g].bp = c.mem.bind(e.path, c.sm_of_block(b), t / c.prof.warp_size, e.array.frames == Frames::scattered);
+    ch[g].bp = c.mem.bind(e.path, c.sm_of_block(b), t / c.prof.warp_size, e.array.frames, base);
     ch[g].start = chaser_start_offset(e, g);
     ch[g].copy = base + block_array_offset(e, b);
   }
@@ -562,7 +562,7 @@ KernelRun simulate_point(MemorySystem& memory, const Point& point) {
   PointTrace& t = out.trace;
   t.point_id = point.id;
   for (const auto& [k, v] : point_params(point)) t.params[k] = v;
-  if (e.array.frames == Frames::scattered) t.params["frames"] = "scattered";
+  if (e.array.frames != Frames::contiguous) t.params["frames"] = to_string(e.array.frames);
   if (e.layout.array == BlockArrays::per_block) t.params["block_arrays"] = "per_block";
   // The correction per sample (engine/trace/trace.hpp): samples that average K
   // loads (chains, shared_stride) carry 1/K of the timer overhead, as on a GPU.

@@ -94,7 +94,7 @@ TEST_CASE("topology absorb: TLB levels, then coverage narrowed and entries, reac
   const json small{{"coverage_bytes", nullptr}, {"coverage_range_bytes", {536870912, 738197504}},
                    {"span_bytes", 33554432}, {"miss_penalty_cycles", 12.0}};
   const json large{{"coverage_bytes", nullptr}, {"coverage_range_bytes", {8589934592, 12146704384}},
-                   {"span_bytes", 1073741824}, {"miss_penalty_cycles", 72.0}};
+                   {"span_bytes", 1073741824}, {"miss_penalty_cycles", 72.0}, {"associativity", "set-associative"}};
   absorb::tlb_levels(r, {finding("tlb", 2, {{"levels", {small, large}}})});
   REQUIRE(r.tlb->levels);
   REQUIRE(r.tlb->levels->size() == 2);
@@ -107,6 +107,16 @@ TEST_CASE("topology absorb: TLB levels, then coverage narrowed and entries, reac
   CHECK(r.tlb->page_granule_bytes == 33554432u);
   const std::uint64_t stride = 33554432 + tlb_sweeps::kSlotPad;
   // 'tlb_entries' narrows the wide one (its range, at that stride): 256 slots fit, 259 not.
+  // Left open instead, the level would be swept at its span (slots could share entries
+  // below it): 8 .. 11 slots of 1 GiB, nothing to narrow.
+  {
+    TopologyResult open = r;
+    (*open.tlb->levels)[1]["associativity"] = "undetermined";
+    CHECK(tlb_sweeps::entry_ranges(open).empty());
+    const auto at_span = tlb_sweeps::stage_ranges(open);
+    REQUIRE(at_span.size() == 2);
+    CHECK(at_span[1].stride == 1073741824 + tlb_sweeps::kSlotPad);
+  }
   const auto narrow = tlb_sweeps::entry_ranges(r);
   REQUIRE(narrow.size() == 1);
   CHECK(narrow[0].level == 1);

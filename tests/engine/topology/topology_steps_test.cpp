@@ -163,10 +163,10 @@ std::vector<std::array<std::uint64_t, 3>> tlb_points(const std::string& id, cons
 
 }  // namespace
 
-TEST_CASE("topology plan: the TLB footprint sweep follows the device's memory and L2") {
+TEST_CASE("topology plan: the TLB footprint sweep reaches 1 TiB of aliased frames; its slots follow the L2") {
   const auto plan = topology_plan();
   TopologyResult r;
-  // No facts: the spec's own list (32 GiB, 8192 slots).
+  // No facts: the spec's own list (1 TiB of aliased frames, 8192 slots).
   const auto deflt = tlb_points("tlb", step(plan, "tlb").sizes_from(r));
   const auto file = tlb_points("tlb", std::vector<SpecOverride>{});
   CHECK(deflt == file);
@@ -177,24 +177,26 @@ TEST_CASE("topology plan: the TLB footprint sweep follows the device's memory an
     CHECK(s % 4096 == tlb_sweeps::kSlotPad);  // a power of two plus the pad
     CHECK(it >= 4 * (n / s));                 // four rounds: per-page medians of three
   }
-  CHECK(largest <= (1ull << 32) * 8);          // 32 GiB
+  CHECK(largest <= tlb_sweeps::kAliasedFootprintCap);
+  CHECK(largest > (1ull << 40) / 2);
   CHECK(most_slots == 8192);
-  // An 80 GiB device: still at most 32 GiB (a level past it misleads the levels below).
-  r.device.memory_bytes = 80ull << 30;
-  largest = 0;
-  for (const auto& [n, s, it] : tlb_points("tlb", step(plan, "tlb").sizes_from(r))) largest = std::max(largest, n);
-  CHECK(largest <= (1ull << 32) * 8);
-  CHECK(largest > (1ull << 32) * 4);
-  r.device.memory_bytes.reset();
-  // A 1 GiB device with a 768 KiB L2: arrays to 768 MiB, at most 384 slots (2 KiB of L2 each).
-  r.device.memory_bytes = 1ull << 30;
+  // Aliased frames: the memory does not bound the sweep (an 80 GiB device, a 1 GiB one).
+  for (const std::uint64_t memory : {80ull << 30, 1ull << 30}) {
+    r.device.memory_bytes = memory;
+    largest = 0;
+    for (const auto& [n, s, it] : tlb_points("tlb", step(plan, "tlb").sizes_from(r))) largest = std::max(largest, n);
+    CHECK(largest > (1ull << 40) / 2);
+    CHECK(largest <= tlb_sweeps::kAliasedFootprintCap);
+    // The steps over contiguous frames keep to three quarters of it, at most 32 GiB.
+    CHECK(tlb_sweeps::limits(r).contiguous_cap == std::min<std::uint64_t>(memory / 4 * 3, (1ull << 32) * 8));
+  }
+  // A 768 KiB L2: at most 384 slots (2 KiB of L2 each).
   r.cache("l2").size_bytes = 768 * 1024;
   largest = most_slots = 0;
   for (const auto& [n, s, it] : tlb_points("tlb", step(plan, "tlb").sizes_from(r))) {
     largest = std::max(largest, n);
     most_slots = std::max(most_slots, n / s);
   }
-  CHECK(largest <= 768ull << 20);
   CHECK(most_slots <= 384);
   CHECK(most_slots > 256);
 }

@@ -614,6 +614,34 @@ TEST_SUITE("gpu") {
     CHECK(s[1].offset_bytes == (2u << 20) + 128);
     CHECK(s[5].offset_bytes == 5 * (2ull << 20) + 5 * 128);
   }
+
+  TEST_CASE("aliased frames: a chase over 512 GiB of virtual addresses on one block, every slot in order") {
+    if (!need_gpu()) return;
+    // 2048 slots of 256 MiB + 32 B: far past any GPU's memory; in the block they lie
+    // 32 B apart, each on a word of its own, so the chase visits every slot in its order.
+    const std::uint64_t stride = (256ull << 20) + 32;
+    const Collect c = run_spec_text("dissect: 1\nname: t\npath: cg\nelement: u64\narray: {size: " +
+                                    std::to_string(2048 * stride) + " B, stride: " + std::to_string(stride) +
+                                    " B, frames: aliased}\niterations: 4096\nwarmup: 1\n");
+    REQUIRE(c.points.size() == 1);
+    const PointTrace& t = c.points[0].second;
+    REQUIRE(t.samples.size() == 4096);
+    for (std::size_t i = 0; i < t.samples.size(); ++i) CHECK(t.samples[i].offset_bytes == (i % 2048) * stride);
+    CHECK(t.params.at("frames") == "aliased");
+    MESSAGE("aliased 512 GiB chase: median " << median_latency(t) << " cycles");
+  }
+
+  TEST_CASE("aliased frames: a stride that lands two slots on one word is refused, naming the block") {
+    if (!need_gpu()) return;
+    // 4 GiB apart: every slot is the block's first word.
+    try {
+      (void)run_spec_text("dissect: 1\nname: t\npath: cg\nelement: u64\narray: {size: 16 GiB, stride: 4 GiB, "
+                          "frames: aliased}\niterations: 8\nwarmup: 0\n");
+      FAIL("an aliased chase whose slots share a word ran");
+    } catch (const std::exception& e) {
+      CHECK(std::string(e.what()).find("one physical word") != std::string::npos);
+    }
+  }
 }
 
 TEST_SUITE("gpu-fault-child") {

@@ -81,7 +81,7 @@ TEST_CASE("the factory lists every profile and validates profile files") {
   CHECK(found);
   REQUIRE(sim->validate_profile);
   CHECK(sim->validate_profile(std::string(DISSECT_SOURCE_DIR) + "/specs/devices/h100-sxm.yaml") ==
-        "device profile h100-sxm: 4 caches, 2 TLB levels, 132 SMs @ 1980 MHz");
+        "device profile h100-sxm: 4 caches, 3 TLB levels, 132 SMs @ 1980 MHz");
 }
 
 TEST_CASE("Device::run reports every point with the trace context filled in") {
