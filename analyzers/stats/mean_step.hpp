@@ -48,7 +48,10 @@ MeanStep mean_step(const std::vector<MeanPoint>& points, double min_rise, double
 // Every step of `points`, one after the other (indices into `points`): levels whose
 // penalties add up, each with a plateau before the next begins. The first is
 // mean_step's, or, where the points past it climb again (no plateau to the end of the
-// sweep), the step of the longest leading part of the points that levels off. Each
+// sweep), the step of the longest leading part of the points that levels off; a step
+// whose raised points hold a plateau of two points or more, followed by a climb larger
+// than that plateau's own rise, ends at that plateau (a smaller climb is read with the
+// step: a gradual rise climbs less at every point, and deeper levels cost more). Each
 // later step is read from the points from where the last one's plateau begins, over
 // that plateau as its base, with a short plateau (two points or more), and is claimed only
 // where it adds a quarter of the last step's rise or more (a smaller one is not told

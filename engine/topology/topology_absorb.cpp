@@ -444,11 +444,12 @@ void tlb_sets(TopologyResult& r, const Findings& fs) {
     const double stage = found.contains("miss_penalty_cycles") && found["miss_penalty_cycles"].is_number()
                              ? found["miss_penalty_cycles"].get<double>()
                              : footprint;
-    // (At a level's span above the finest reach, where every slot is an entry of its own
-    // and falls into one set: one slot past the knee, an LRU level misses every access.)
-    const std::uint64_t finest_reach = r.tlb->page_granule_bytes ? *r.tlb->page_granule_bytes : r.tlb->page_bytes.value_or(0);
+    // Swept at the level's span, above the finest reach the page step measured (no
+    // smaller reach can share the span at that reach): every slot is an entry of its own
+    // and falls into one set; one slot past the knee, an LRU level misses every access.
+    const std::uint64_t finest = r.tlb->page_granule_bytes ? *r.tlb->page_granule_bytes : r.tlb->page_bytes.value_or(0);
     const bool span_stride = L.contains("span_bytes") && L["span_bytes"].is_number() &&
-                             L["span_bytes"].get<std::uint64_t>() == gran && gran > finest_reach;
+                             L["span_bytes"].get<std::uint64_t>() == gran && gran > finest;
     const bool partial = stage < footprint / 2 ||
                          (span_stride && found.contains("share_missing_one_past") &&
                           found["share_missing_one_past"].is_number() && found["share_missing_one_past"].get<double>() < 0.9);
@@ -464,20 +465,14 @@ void tlb_sets(TopologyResult& r, const Findings& fs) {
       if (m == n + 1) lo = hi = n * gran;
     }
     set_coverage(L, lo, hi);
-    // A level the footprint sweep left open, swept at its span, above the finest reach
-    // (tlb_sweeps.cpp: where the granule would take more slots than a chase may have):
-    // one step there is one set of entries of the span, or S sets of a reach of span / S,
-    // every slot in one of them; the step cannot tell.
+    // At the span a staircase is no sets (every slot falls into one). A level the
+    // footprint sweep left open, swept there (tlb_sweeps.cpp: its slots could share
+    // entries below it): one step is one set of entries of the span, or S sets of a
+    // reach of span / S, every slot in one of them; the step cannot tell.
     const std::string before = L.value("associativity", "undetermined");
-    // (At the finest reach the page step measured, no smaller reach can share the span.)
-    const std::uint64_t finest = r.tlb->page_granule_bytes ? *r.tlb->page_granule_bytes : r.tlb->page_bytes.value_or(0);
-    const bool open_at_span = before == "undetermined" && L.contains("span_bytes") && L["span_bytes"].is_number() &&
-                              L["span_bytes"].get<std::uint64_t>() == gran && gran > finest;
+    const bool open_at_span = before == "undetermined" && span_stride;
     std::string assoc = found.value("associativity", "undetermined");
-    // At the span every slot falls into one set: a staircase there is no sets.
-    const bool at_span = L.contains("span_bytes") && L["span_bytes"].is_number() &&
-                         L["span_bytes"].get<std::uint64_t>() == gran && gran > finest;
-    if (at_span && !partial && before == "full") {
+    if (span_stride && !partial && before == "full") {
       assoc = "full";
       found_sets_open = true;
       L["sets_note"] = "one set, as the footprint sweep read it (swept at its span, " + format_bytes(gran) +
@@ -522,7 +517,7 @@ void tlb_sets(TopologyResult& r, const Findings& fs) {
         L["reach_note"] = "fully associative, and the footprint sweep saw no span: the reach is taken as the stride's "
                           "power of two";
       if (!reach) reach = gran;
-    } else if (!partial && (assoc == "set-associative" || found.contains("slots_per_entry"))) {
+    } else if (!partial && !found_sets_open && (assoc == "set-associative" || found.contains("slots_per_entry"))) {
       // Steps one slot apart: an entry per slot; every b slots: b slots to an entry.
       reach = gran * found.value("slots_per_entry", std::uint64_t{1});
     }

@@ -69,3 +69,58 @@ TEST_CASE("mean_step: a rise still climbing at the end of the sweep has no plate
   CHECK_FALSE(s.found);
   CHECK(s.reason.find("does not level off") != std::string::npos);
 }
+
+namespace {
+
+// Points N = round(2^(j/2)) slots over `levels` (slots, penalty): every access past a
+// level's slots pays its penalty (LRU, an entry per slot), penalties adding up; a
+// wobble of +-`wobble` cycles from point to point on every plateau, a standard error
+// of a cycle.
+std::vector<MeanPoint> staircase(const std::vector<std::pair<double, double>>& levels, double wobble) {
+  std::vector<MeanPoint> v;
+  for (int j = 2; j <= 26; ++j) {
+    MeanPoint p;
+    const double n = std::round(std::ldexp(1.0, j / 2) * (j % 2 ? std::sqrt(2.0) : 1.0));
+    p.size_bytes = static_cast<std::uint64_t>(n) << 25;
+    p.mean = 300 + (j % 2 ? wobble : -wobble);
+    for (const auto& [slots, penalty] : levels) p.mean += n > slots ? penalty : 0;
+    p.se = 1.0;
+    p.units = static_cast<std::size_t>(n);
+    v.push_back(p);
+  }
+  return v;
+}
+
+}  // namespace
+
+TEST_CASE("mean_steps: three levels whose penalties add up, each over a plateau of its own") {
+  // +9 past 16 slots, +95 past 2048, +650 past 4096: the last two a grid step apart.
+  const auto pts = staircase({{16, 9}, {2048, 95}, {4096, 650}}, 1.0);
+  const auto steps = mean_steps(pts, 2);
+  REQUIRE(steps.size() == 3);
+  const std::vector<std::uint64_t> clean{16, 2048, 4096};
+  const std::vector<double> rise{9, 95, 650};
+  for (std::size_t i = 0; i < 3; ++i) {
+    CAPTURE(i);
+    CHECK((pts[steps[i].clean].size_bytes >> 25) == clean[i]);
+    CHECK(steps[i].rise() == doctest::Approx(rise[i]).epsilon(0.3));
+  }
+  // mean_step alone finds no step (the points past the first climb twice).
+  CHECK_FALSE(mean_step(pts, 2).found);
+}
+
+TEST_CASE("mean_steps: a gradual rise is one step, not a staircase of small ones") {
+  const auto pts = curve(290, 9, gradual, 0.3, 0.5);
+  const auto steps = mean_steps(pts, 2);
+  REQUIRE(steps.size() == 1);
+  CHECK(pts[steps[0].clean].size_bytes == 256ull << 20);
+  // A later step over a plateau must add a quarter of the last rise: +6 past +40 is
+  // within what a plateau drifts, and stays part of it.
+  const auto drift = staircase({{16, 40}, {1024, 6}}, 1.0);
+  CHECK(mean_steps(drift, 2).size() == 1);
+  // A later climb larger than the plateau's own rise is a second step; one smaller
+  // than it (+30 past +40) is read with the first (deeper levels cost more: the rule
+  // that tells a second level from a gradual rise).
+  CHECK(mean_steps(staircase({{16, 40}, {1024, 60}}, 1.0), 2).size() == 2);
+  CHECK(mean_steps(staircase({{16, 40}, {1024, 30}}, 1.0), 2).size() == 1);
+}

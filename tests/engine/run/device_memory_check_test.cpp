@@ -41,6 +41,15 @@ TEST_CASE("points whose arrays exceed the device's memory are refused at the val
   CHECK(error_of(fixed, SizedDevice(1 << 20)).find("f.yaml:3:9: arrays of 4 MiB") == 0);
 }
 
+TEST_CASE("an aliased array takes its one block of the memory, however far its range reaches") {
+  Experiment e;
+  e.array.size_bytes = 1ull << 40;
+  e.array.frames = Frames::aliased;
+  CHECK(point_array_bytes(e) == kAliasedBlockBytes);
+  e.array.frames = Frames::contiguous;
+  CHECK(point_array_bytes(e) == 1ull << 40);
+}
+
 TEST_CASE("a point's array bytes count the phases kernel's arrays, without overflowing") {
   Experiment e;
   e.array.size_bytes = 100;

@@ -348,6 +348,17 @@ TEST_CASE("array.frames: contiguous by default, scattered for a pointer chase on
             .find("kernel is throughput") != std::string::npos);
 }
 
+TEST_CASE("array.frames aliased: a pointer chase on a global path; its arrays take one block of the memory") {
+  const Spec s =
+      load_spec_text("dissect: 1\npath: cg\narray: {size: 512 GiB, stride: 256 MiB, frames: aliased}\n", "t.yaml");
+  CHECK(s.base.array.frames == Frames::aliased);
+  CHECK(physical_bytes(s.base.array.size_bytes, s.base.array.frames) == kAliasedBlockBytes);
+  CHECK(physical_bytes(64ull << 20, Frames::aliased) == 64ull << 20);
+  CHECK(physical_bytes(512ull << 30, Frames::contiguous) == 512ull << 30);
+  const std::string tex = errors_of("dissect: 1\npath: tex\narray: {size: 64 MiB, frames: aliased}\n");
+  CHECK(tex.find("array.frames aliased applies to a pointer chase on a global load path") != std::string::npos);
+}
+
 TEST_CASE("access: load by default; store on the throughput kernel through a path that has a store") {
   CHECK(load_spec_text(kValid, "t.yaml").base.access == Access::load);
   const Experiment st =

@@ -204,6 +204,58 @@ TEST_CASE("topology absorb: stage steps every few slots give the reach of entrie
   CHECK(l["pages_per_entry"] == 4);
 }
 
+TEST_CASE("topology absorb: a level swept at its span above the granule: bounds, not claims") {
+  // A level of 256 .. 362 GiB whose span is 64 MiB, its associativity left open by the
+  // footprint sweep, over a 16 MiB granule: the stage step sweeps it at 64 MiB + pad.
+  const std::uint64_t span = 64ull << 20, s = span + tlb_sweeps::kSlotPad;
+  auto result = [&] {
+    TopologyResult r;
+    absorb::tlb_levels(r, {finding("tlb", 1, {{"levels", {{{"coverage_bytes", nullptr},
+                                                           {"coverage_range_bytes", {4095 * s, 5792 * s}},
+                                                           {"span_bytes", span},
+                                                           {"associativity", "undetermined"},
+                                                           {"miss_penalty_cycles", 700.0}}}}})});
+    absorb::page_size(r, {finding("page_size", nullptr, {{"reason", "saturates at 16 MiB"},
+                                                        {"saturation_stride_bytes", 16ull << 20}})});
+    return r;
+  };
+  {
+    // One step of the whole penalty, one slot past 4096: one set of 64 MiB entries, or
+    // S sets of 64 / S MiB; no claim, the entries it would have as one set.
+    TopologyResult r = result();
+    const auto stage = tlb_sweeps::stage_ranges(r);
+    REQUIRE(stage.size() == 1);
+    CHECK(stage[0].stride == s);
+    absorb::tlb_sets(r, {finding("tlb", 1, {{"levels", {{{"knee_slots", 4096}, {"first_miss_entries", 4097},
+                                                         {"stride_bytes", s}, {"associativity", "full"},
+                                                         {"sets", 1}, {"share_missing_one_past", 1.0},
+                                                         {"miss_penalty_cycles", 690.0}}}}})});
+    const json& l = (*r.tlb->levels)[0];
+    CHECK(l["associativity"] == "undetermined");
+    CHECK(l["entries"].is_null());
+    CHECK(l["entries_if_fully_associative"] == 4096);
+    CHECK_FALSE(l.contains("sets"));
+    CHECK(l["coverage_bytes"] == 4096 * span);
+  }
+  {
+    // Misses that grow a few cycles per slot past 4102 (not LRU): the first of them
+    // bound the coverage from above; nothing is narrowed to a slot, no sets.
+    TopologyResult r = result();
+    absorb::tlb_sets(r, {finding("tlb", 1, {{"levels", {{{"knee_slots", 4102}, {"first_miss_entries", 4103},
+                                                         {"stride_bytes", s}, {"associativity", "set-associative"},
+                                                         {"sets_at_least", 40}, {"share_missing_one_past", 0.3},
+                                                         {"miss_penalty_cycles", 4.6}}}}})});
+    const json& l = (*r.tlb->levels)[0];
+    CHECK(l["coverage_range_bytes"] == json{4095 * s, 4102 * s});
+    CHECK(l["coverage_bytes"].is_null());
+    CHECK(l["replacement"] == "not LRU");
+    CHECK(l["associativity"] == "undetermined");
+    CHECK(l["entries"].is_null());
+    CHECK_FALSE(l.contains("sets_at_least"));
+    CHECK(l["miss_penalty_cycles"] == 700.0);  // the footprint sweep's: the stage saw a share
+  }
+}
+
 TEST_CASE("topology absorb: shared bandwidth against the bound of the measured banks") {
   TopologyResult r;
   r.device.sm_count = 132;

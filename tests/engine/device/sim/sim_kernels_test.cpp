@@ -3,6 +3,7 @@
 // Mei et al. Tables 3 and 5, Meltzer et al.'s C2070 averages, MT4G's caches per
 // SM) and against the profiles' ground truth.
 #include "engine/device/sim/sim_kernels.hpp"
+#include "engine/device/sim/memory_system.hpp"
 
 #include <doctest/doctest.h>
 
@@ -546,4 +547,26 @@ TEST_CASE("layout.array per_block: each block chases a copy of its own, placed a
   CHECK_THROWS_WITH_AS(
       run_spec_point(dev, chase("cg", "1 MiB", "128 B", "target: l2\nlayout: {blocks: 9, array: per_block}\n")),
       doctest::Contains("every block must run on an SM of its own"), RunError);
+}
+
+TEST_CASE("aliased frames: TLBs see every page of the range, the caches see one block") {
+  // The simulated H100: a load 5 GiB + 64 B into an aliased array reaches the caches at
+  // 64 B into its block; a contiguous array's load stays where it is.
+  const sim::Profile prof = library_profile("h100-sxm");
+  sim::MemorySystem mem(prof, kCarveoutDriverDefault);  // keeps a reference to the profile
+  const std::uint64_t base = 1ull << 40;
+  const sim::BoundPath aliased = mem.bind(LoadPath::cg, 0, 0, Frames::aliased, base);
+  const sim::BoundPath contiguous = mem.bind(LoadPath::cg, 0, 0, Frames::contiguous, base);
+  CHECK(aliased.frame_address(base + 5 * kAliasedBlockBytes + 64) == base + 64);
+  CHECK(aliased.frame_address(base + 64) == base + 64);
+  CHECK(contiguous.frame_address(base + 5 * kAliasedBlockBytes + 64) == base + 5 * kAliasedBlockBytes + 64);
+  // 2048 slots of 256 MiB + 32 B over 512 GiB: the same TLB levels run out, while the
+  // data of the aliased chase lie 32 B apart in one block: it runs, and every slot is
+  // visited in its order.
+  auto dev = sim_device("h100-sxm");
+  const PointTrace t = run_spec_point(dev, "dissect: 1\nname: t\npath: cg\nelement: u64\niterations: 4096\nwarmup: 1\n"
+                                           "array: {size: 549755879424 B, stride: 268435488 B, frames: aliased}\n");
+  CHECK(t.params.at("frames") == "aliased");
+  REQUIRE(t.samples.size() == 4096);
+  for (std::size_t i = 0; i < t.samples.size(); ++i) CHECK(t.samples[i].offset_bytes == (i % 2048) * 268435488ull);
 }
