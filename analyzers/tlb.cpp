@@ -647,6 +647,14 @@ class TlbAnalyzer final : public Analyzer {
       }
       return;
     }
+    // The share of pages that miss one slot past the entries (every one, in one set
+    // of LRU order; a few, where the misses grow gradually: no LRU order). Pages
+    // are slow by their median over rounds, so this overstates a small share.
+    for (const auto& row : sl.stair.table)
+      if (row.value("size_bytes", std::uint64_t{0}) == sl.missing_slots * sl.stride &&
+          row.value("units", std::uint64_t{0}) > 0 && unit_steps && sl.missing_slots == entries + 1)
+        L["share_missing_one_past"] = static_cast<double>(row.value("missed_units", std::uint64_t{0})) /
+                                      static_cast<double>(row.value("units", std::uint64_t{0}));
     if (!unit_steps || !sl.stair.unit_steps) {
       L["sets_note"] = "the sweep does not add one slot at a time past the knee: sets need the stage method";
       return;
