@@ -530,8 +530,14 @@ void tlb_sets(TopologyResult& r, const Findings& fs) {
       L["entries"] = nullptr;
       if (reach) {
         L["reach_bytes"] = *reach;
+        // Whole entries within the bracket: one number where only one fits.
         const std::uint64_t e_lo = (lo + *reach - 1) / *reach, e_hi = hi / *reach;
-        if (e_lo <= e_hi) L["entries_range"] = {e_lo, e_hi};
+        if (e_lo == e_hi) {
+          L["entries"] = e_lo;
+          L.erase("entries_range");
+        } else if (e_lo < e_hi) {
+          L["entries_range"] = {e_lo, e_hi};
+        }
       }
     }
   }

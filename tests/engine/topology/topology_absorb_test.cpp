@@ -254,6 +254,25 @@ TEST_CASE("topology absorb: a level swept at its span above the granule: bounds,
     CHECK_FALSE(l.contains("sets_at_least"));
     CHECK(l["miss_penalty_cycles"] == 700.0);  // the footprint sweep's: the stage saw a share
   }
+  {
+    // Read as one set by the footprint sweep (entries of the span), the same gradual
+    // misses past 4096 after a bracket of (4095 s, 4096 s]: 4096 entries, the one whole
+    // number in it, not LRU.
+    TopologyResult r = result();
+    (*r.tlb->levels)[0]["associativity"] = "full";
+    (*r.tlb->levels)[0]["coverage_range_bytes"] = {4095 * s + 1, 4100 * s};
+    absorb::tlb_sets(r, {finding("tlb", 1, {{"levels", {{{"knee_slots", 4096}, {"first_miss_entries", 4097},
+                                                         {"stride_bytes", s}, {"associativity", "set-associative"},
+                                                         {"share_missing_one_past", 0.01},
+                                                         {"miss_penalty_cycles", 690.0}}}}})});
+    const json& l = (*r.tlb->levels)[0];
+    CHECK(l["coverage_range_bytes"] == json{4095 * s + 1, 4096 * s});
+    CHECK(l["entries"] == 4096);
+    CHECK(l["reach_bytes"] == span);
+    CHECK(l["associativity"] == "full");
+    CHECK(l["sets"] == 1);
+    CHECK(l["replacement"] == "not LRU");
+  }
 }
 
 TEST_CASE("topology absorb: shared bandwidth against the bound of the measured banks") {
