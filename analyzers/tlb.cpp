@@ -860,7 +860,10 @@ class TlbAnalyzer final : public Analyzer {
           L["note"] = "at half the span, " + stats::percent(F.share_below_span) +
                       " of the accesses miss up to twice the coverage: slots there share entries (a random order "
                       "finds some held), so an entry reaches the span and the level is one set of the slots past it";
-        } else if (F.share_below_span >= 0.9) {
+        } else if (F.share_below_span >= 0.95) {
+          // Every slot with an entry of its own misses every access past the coverage,
+          // up to the points' noise; a share a little below it is a penalty the
+          // page-by-page reading underestimated as often as sets.
           L["associativity"] = "set-associative";
           L["note"] = "at half the span, " + stats::percent(F.share_below_span) +
                       " of the accesses miss up to twice the coverage: every slot there has an entry of its own, so the "
