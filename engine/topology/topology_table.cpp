@@ -127,12 +127,19 @@ TopologyTable topology_cache_table(const json& r) {
 
 namespace {
 
-// "16", "4100-4153", or "-".
+// "16", "4100-4153", "2048 if one set" (a level whose sets are open), or "-".
 std::string entries_cell(const json& l) {
   if (l.contains("entries") && l["entries"].is_number()) return num(l, "entries");
   if (l.contains("entries_range") && l["entries_range"].is_array() && l["entries_range"].size() == 2)
     return l["entries_range"][0].dump() + "-" + l["entries_range"][1].dump();
+  if (l.contains("entries_if_fully_associative") && l["entries_if_fully_associative"].is_number())
+    return num(l, "entries_if_fully_associative") + " if one set";
   return "-";
+}
+
+// "not LRU" (misses that grow a few at a time past the entries), or "-".
+std::string tlb_policy_cell(const json& l) {
+  return l.contains("replacement") && l["replacement"].is_string() ? l["replacement"].get<std::string>() : "-";
 }
 
 // "32 MiB (16 pages)", "2 MiB", or "-".
@@ -191,14 +198,14 @@ std::string scope_cell(const json& l, const json& r) {
 }  // namespace
 
 TopologyTable topology_tlb_table(const json& r) {
-  TopologyTable t{"TLB", {"level", "entries", "reach", "coverage", "miss penalty (cycles)", "sets", "scope"}, {}};
+  TopologyTable t{"TLB", {"level", "entries", "reach", "coverage", "miss penalty (cycles)", "sets", "scope", "policy"}, {}};
   if (!r.contains("tlb")) return t;
   const json& tlb = r["tlb"];
   if (tlb.contains("levels"))
     for (std::size_t i = 0; i < tlb["levels"].size(); ++i) {
       const json& l = tlb["levels"][i];
       t.rows.push_back({"L" + std::to_string(i + 1), entries_cell(l), reach_cell(l), coverage_cell(l),
-                        num(l, "miss_penalty_cycles"), sets_cell(l), scope_cell(l, r)});
+                        num(l, "miss_penalty_cycles"), sets_cell(l), scope_cell(l, r), tlb_policy_cell(l)});
     }
   return t;
 }

@@ -54,8 +54,8 @@ TEST_CASE("topology tables: caches, TLB, bandwidth and experiments from topology
 
   const auto tlb = topology_tlb_table(r);
   REQUIRE(tlb.rows.size() == 2);
-  CHECK(tlb.rows[0] == std::vector<std::string>{"L1", "16", "32 MiB (16 pages)", "512 MiB", "12", "full", "per SM"});
-  CHECK(tlb.rows[1] == std::vector<std::string>{"L2", "65", "2 MiB", "130 MiB", "84", "17,8,8", "-"});
+  CHECK(tlb.rows[0] == std::vector<std::string>{"L1", "16", "32 MiB (16 pages)", "512 MiB", "12", "full", "per SM", "-"});
+  CHECK(tlb.rows[1] == std::vector<std::string>{"L2", "65", "2 MiB", "130 MiB", "84", "17,8,8", "-", "-"});
   CHECK(topology_page_line(r) == "page size: 2 MiB");
   // Per SM as far as the SMs that chased at once go: fewer than the device's are named.
   json partial = r;
@@ -138,7 +138,15 @@ TEST_CASE("TLB rows: entries and coverage as ranges, a lower bound on the sets; 
               {"page_note", "saturates at 32 MiB, which is no page size"}};
   const auto t = topology_tlb_table(r);
   REQUIRE(t.rows.size() == 1);
-  CHECK(t.rows[0] == std::vector<std::string>{"L1", "4096-5792", "-", "8 GiB .. 11584 MiB", "200", ">= 64 sets x 16", "-"});
+  CHECK(t.rows[0] == std::vector<std::string>{"L1", "4096-5792", "-", "8 GiB .. 11584 MiB", "200", ">= 64 sets x 16", "-", "-"});
+  // A level whose sets are open: the entries it would have as one set; misses that grow
+  // gradually past its entries: not LRU.
+  json open = r;
+  open["tlb"]["levels"][0].erase("entries_range");
+  open["tlb"]["levels"][0]["entries_if_fully_associative"] = 2048;
+  open["tlb"]["levels"][0]["replacement"] = "not LRU";
+  CHECK(topology_tlb_table(open).rows[0][1] == "2048 if one set");
+  CHECK(topology_tlb_table(open).rows[0][7] == "not LRU");
   CHECK(topology_table(r).find("page size: undetermined: saturates at 32 MiB") != std::string::npos);
 }
 
