@@ -8,7 +8,9 @@ namespace dissect {
 
 std::uint64_t aliased_block_bytes(std::uint64_t bytes, std::uint64_t block_bytes, std::uint64_t granularity) {
   if (granularity == 0) granularity = 1;
-  const auto up = [granularity](std::uint64_t v) { return (std::max<std::uint64_t>(v, 1) + granularity - 1) / granularity * granularity; };
+  const auto up = [granularity](std::uint64_t v) {
+    return (std::max<std::uint64_t>(v, 1) + granularity - 1) / granularity * granularity;
+  };
   return std::min(up(block_bytes), up(bytes));
 }
 
