@@ -352,6 +352,14 @@ void tlb_levels(TopologyResult& r, const Findings& fs) {
 
 namespace {
 
+// A level record's coverage bracket (coverage_range_bytes; {0, max} where none).
+std::pair<std::uint64_t, std::uint64_t> coverage_range(const nlohmann::json& L) {
+  if (L.contains("coverage_range_bytes") && L["coverage_range_bytes"].is_array() && L["coverage_range_bytes"].size() == 2 &&
+      L["coverage_range_bytes"][0].is_number() && L["coverage_range_bytes"][1].is_number())
+    return {L["coverage_range_bytes"][0].get<std::uint64_t>(), L["coverage_range_bytes"][1].get<std::uint64_t>()};
+  return {0, std::numeric_limits<std::uint64_t>::max()};
+}
+
 // The coverage a level record of 'tlb_entries' or 'tlb_sets' bounds: n slots s
 // apart fit, m do not: C in ((n - 1) s, (m - 1) s] (tlb_footprint.hpp), narrowed
 // by what the level's record said before.
@@ -360,23 +368,13 @@ std::pair<std::uint64_t, std::uint64_t> coverage_of(const nlohmann::json& found,
   const auto m = found.value("first_miss_entries", n + 1);
   const auto s = found["stride_bytes"].get<std::uint64_t>();
   std::uint64_t lo = (n > 0 ? n - 1 : 0) * s + 1, hi = (m > 0 ? m - 1 : 0) * s;
-  if (L.contains("coverage_range_bytes") && L["coverage_range_bytes"].is_array() && L["coverage_range_bytes"].size() == 2 &&
-      L["coverage_range_bytes"][0].is_number() && L["coverage_range_bytes"][1].is_number()) {
-    const auto a = L["coverage_range_bytes"][0].get<std::uint64_t>(), b = L["coverage_range_bytes"][1].get<std::uint64_t>();
-    // A knee outside the bracket the earlier steps measured contradicts them: the
-    // bracket stands (a gradual rise's late knee must not move the coverage).
-    if (std::max(lo, a) <= std::min(hi, b)) lo = std::max(lo, a), hi = std::min(hi, b);
-    else lo = a, hi = b;
-  }
+  if (!L.contains("coverage_range_bytes")) return {lo, hi};
+  const auto [a, b] = coverage_range(L);
+  // A knee outside the bracket the earlier steps measured contradicts them: the
+  // bracket stands (a gradual rise's late knee must not move the coverage).
+  if (std::max(lo, a) <= std::min(hi, b)) lo = std::max(lo, a), hi = std::min(hi, b);
+  else lo = a, hi = b;
   return {lo, hi};
-}
-
-// A level record's coverage bracket (coverage_range_bytes; {0, max} where none).
-std::pair<std::uint64_t, std::uint64_t> coverage_range(const nlohmann::json& L) {
-  if (L.contains("coverage_range_bytes") && L["coverage_range_bytes"].is_array() && L["coverage_range_bytes"].size() == 2 &&
-      L["coverage_range_bytes"][0].is_number() && L["coverage_range_bytes"][1].is_number())
-    return {L["coverage_range_bytes"][0].get<std::uint64_t>(), L["coverage_range_bytes"][1].get<std::uint64_t>()};
-  return {0, std::numeric_limits<std::uint64_t>::max()};
 }
 
 void set_coverage(nlohmann::json& L, std::uint64_t lo, std::uint64_t hi) {

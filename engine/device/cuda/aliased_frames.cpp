@@ -3,6 +3,7 @@
 #include <algorithm>
 
 #include "engine/device/cuda/cuda_error.hpp"
+#include "engine/device/cuda/vmm_allocation.hpp"
 
 namespace dissect {
 
@@ -22,17 +23,9 @@ CUdeviceptr AliasedFrames::map(std::uint64_t bytes, std::uint64_t align, std::ui
     unmap();
     throw CudaError(std::string(call) + ": " + d.error_text(r) + ": " + what + " " + detail, r, call);
   };
-  CUdevice dev = 0;
-  if (const CUresult r = d.cuCtxGetDevice(&dev); r != CUDA_SUCCESS) fail(r, "cuCtxGetDevice", "(aliased frames)");
-  CUmemAllocationProp prop{};
-  prop.type = CU_MEM_ALLOCATION_TYPE_PINNED;
-  prop.location.type = CU_MEM_LOCATION_TYPE_DEVICE;
-  prop.location.id = dev;
-  std::size_t g = 0;
-  if (const CUresult r = d.cuMemGetAllocationGranularity(&g, &prop, CU_MEM_ALLOC_GRANULARITY_MINIMUM);
-      r != CUDA_SUCCESS || g == 0)
-    fail(r == CUDA_SUCCESS ? CUDA_ERROR_NOT_SUPPORTED : r, "cuMemGetAllocationGranularity",
-         "(aliased frames need the virtual memory management API)");
+  const VmmAllocation vmm = vmm_allocation(d, what, "aliased frames");  // nothing mapped yet: it may throw
+  const CUmemAllocationProp& prop = vmm.prop;
+  const std::uint64_t g = vmm.granularity;
   granularity_ = g;
   block_ = aliased_block_bytes(bytes, block_bytes, g);
   const std::uint64_t n = (bytes + block_ - 1) / block_;
@@ -52,9 +45,7 @@ CUdeviceptr AliasedFrames::map(std::uint64_t bytes, std::uint64_t align, std::ui
       fail(r, "cuMemMap", "block copy " + std::to_string(i) + " of " + std::to_string(n));
     ++mapped_;
   }
-  CUmemAccessDesc access{};
-  access.location = prop.location;
-  access.flags = CU_MEM_ACCESS_FLAGS_PROT_READWRITE;
+  const CUmemAccessDesc access = vmm.read_write();
   if (const CUresult r = d.cuMemSetAccess(base_, n * block_, &access, 1); r != CUDA_SUCCESS)
     fail(r, "cuMemSetAccess", "(" + std::to_string(n * block_) + " B)");
   return base_;

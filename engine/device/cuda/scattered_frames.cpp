@@ -5,6 +5,7 @@
 #include <random>
 
 #include "engine/device/cuda/cuda_error.hpp"
+#include "engine/device/cuda/vmm_allocation.hpp"
 
 namespace dissect {
 
@@ -38,17 +39,9 @@ CUdeviceptr ScatteredFrames::map(std::uint64_t bytes, std::uint64_t align, const
     unmap();
     throw CudaError(std::string(call) + ": " + d.error_text(r) + ": " + what + " " + detail, r, call);
   };
-  CUdevice dev = 0;
-  if (const CUresult r = d.cuCtxGetDevice(&dev); r != CUDA_SUCCESS) fail(r, "cuCtxGetDevice", "(scattered frames)");
-  CUmemAllocationProp prop{};
-  prop.type = CU_MEM_ALLOCATION_TYPE_PINNED;
-  prop.location.type = CU_MEM_LOCATION_TYPE_DEVICE;
-  prop.location.id = dev;
-  std::size_t g = 0;
-  if (const CUresult r = d.cuMemGetAllocationGranularity(&g, &prop, CU_MEM_ALLOC_GRANULARITY_MINIMUM);
-      r != CUDA_SUCCESS || g == 0)
-    fail(r == CUDA_SUCCESS ? CUDA_ERROR_NOT_SUPPORTED : r, "cuMemGetAllocationGranularity",
-         "(scattered frames need the virtual memory management API)");
+  const VmmAllocation vmm = vmm_allocation(d, what, "scattered frames");  // nothing mapped yet: it may throw
+  const CUmemAllocationProp& prop = vmm.prop;
+  const std::uint64_t g = vmm.granularity;
   chunk_ = g;
   const std::uint64_t n = (bytes + g - 1) / g;
   const std::uint64_t alignment = std::max<std::uint64_t>(align, g);
@@ -72,9 +65,7 @@ CUdeviceptr ScatteredFrames::map(std::uint64_t bytes, std::uint64_t align, const
       fail(r, "cuMemMap", "chunk " + std::to_string(i) + " of " + std::to_string(n));
     ++mapped_;
   }
-  CUmemAccessDesc access{};
-  access.location = prop.location;
-  access.flags = CU_MEM_ACCESS_FLAGS_PROT_READWRITE;
+  const CUmemAccessDesc access = vmm.read_write();
   if (const CUresult r = d.cuMemSetAccess(base_, n * g, &access, 1); r != CUDA_SUCCESS)
     fail(r, "cuMemSetAccess", "(" + std::to_string(n * g) + " B)");
   return base_;
