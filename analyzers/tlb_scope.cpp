@@ -8,9 +8,10 @@
 // miss; SMs with a level each keep hitting. Block 0 runs on the same SM over the same
 // lines (its copy first in the arena) whatever B is, so its latency moves only with its
 // translations: it is read against itself alone (B = 1). The level's penalty is read on
-// the same slots from one SM chasing 2E slots (every access misses the level there): a
-// point of B SMs counts as "shared" when block 0 pays more than half of it, "private"
-// below a quarter, and is left unread between.
+// the same slots from one SM chasing more slots (the topology: 3E/2, the footprint two
+// SMs sharing the level give it, so that a level that is not LRU misses the same share of
+// accesses in both): a point of B SMs counts as "shared" when block 0 pays more than half
+// of it, "private" below a quarter, and is left unread between.
 //
 // Block 0's slots are few (3E/4 of a level's entries), and each lies in the near or far
 // L2 partition; reading block 0 against itself on the same lines keeps that

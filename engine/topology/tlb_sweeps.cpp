@@ -20,6 +20,10 @@ constexpr std::uint64_t kNarrow = 48, kNarrowPoints = 32;
 constexpr std::uint64_t kStageMinExtra = 8, kStageMaxExtra = 64;
 // Points per level of 'tlb_sets': a narrowed range and its extra fit one slot apart.
 constexpr std::uint64_t kStagePoints = 128;
+// 'tlb_spread': a stride of span x (1 + 1/kSpreadSets) walks through up to this many
+// sets, and its points go up to this many times the ways; a level of fewer ways than
+// kSpreadMinWays is left to the stage method.
+constexpr std::uint64_t kSpreadSets = 16, kSpreadMinWays = 4;
 
 // Timed accesses of a chase over `slots` slots: four rounds (the first is left
 // out by the tlb analyzer, the median of three per page), at least 512.
@@ -200,6 +204,69 @@ std::vector<SpecOverride> range_sweep(const std::vector<Range>& ranges, const Li
   return {{"sweep", zip(sizes, strides, iterations)}};
 }
 
+std::vector<SpreadRange> spread_ranges(const TopologyResult& r) {
+  std::vector<SpreadRange> out;
+  if (!r.tlb || !r.tlb->levels) return out;
+  const Limits lim = limits(r);
+  const auto& levels = *r.tlb->levels;
+  for (std::size_t i = 0; i < levels.size(); ++i) {
+    const nlohmann::json& L = levels[i];
+    const std::string assoc = L.value("associativity", "undetermined");
+    if (assoc == "set-associative" || !L.contains("span_bytes") || !L["span_bytes"].is_number() ||
+        !L.contains("miss_penalty_cycles") || !L["miss_penalty_cycles"].is_number())
+      continue;
+    const auto span = L["span_bytes"].get<std::uint64_t>();
+    const auto b = bounds_of(r, L, lim);
+    if (!b || span < kMinStride) continue;
+    SpreadRange g;
+    g.level = i;
+    g.stride = span + span / kSpreadSets + kSlotPad * (i + 1);
+    g.ways_lo = b->cov_lo / span;
+    g.ways_hi = (b->cov_hi + span - 1) / span;
+    g.penalty = L["miss_penalty_cycles"].get<double>();
+    if (g.ways_lo < kSpreadMinWays || g.penalty <= 0) continue;
+    std::uint64_t most = std::min(lim.slot_cap, lim.footprint_cap / g.stride);
+    if (i + 1 < levels.size()) {
+      const auto next = bounds_of(r, levels[i + 1], lim);
+      if (next) most = std::min(most, next->cov_lo / 10 * 9 / g.stride);
+    }
+    // A tenth below and 15 % above k W for k = 1, 2, 4, .. 16: no point lies just past S W
+    // for S a power of two, where a level that replaces at random misses too few accesses
+    // to be seen (a point read as clean there would claim one set too many).
+    for (std::uint64_t k = 1; k <= kSpreadSets; k *= 2) {
+      const auto below = static_cast<std::uint64_t>(std::floor(0.9 * static_cast<double>(k * g.ways_lo)));
+      const auto above = static_cast<std::uint64_t>(std::ceil(1.15 * static_cast<double>(k * g.ways_hi)));
+      if (above > most) break;
+      if (g.slots.empty() || below > g.slots.back()) g.slots.push_back(below);
+      if (above > g.slots.back()) g.slots.push_back(above);
+      g.most_sets = k;
+    }
+    if (g.most_sets >= 1) out.push_back(std::move(g));
+  }
+  return out;
+}
+
+std::vector<SpecOverride> spread_sweep(const std::vector<SpreadRange>& ranges) {
+  std::vector<std::uint64_t> sizes, strides, iterations;
+  std::string penalties;
+  for (const auto& g : ranges) {
+    for (const auto n : g.slots) {
+      sizes.push_back(n * g.stride);
+      strides.push_back(g.stride);
+      iterations.push_back(iterations_for(n));
+    }
+    penalties += (penalties.empty() ? "" : " ") + std::to_string(g.stride) + ":" + std::to_string(g.penalty);
+  }
+  return {{"sweep", zip(sizes, strides, iterations)},
+          {"analyzers", "[{tlb_spread: {penalties: '" + penalties + "'}}]"}};
+}
+
+const SpreadRange* spread_range_of(const std::vector<SpreadRange>& ranges, std::uint64_t stride) {
+  for (const auto& g : ranges)
+    if (g.stride == stride) return &g;
+  return nullptr;
+}
+
 std::vector<ScopeRange> scope_ranges(const TopologyResult& r) {
   std::vector<ScopeRange> out;
   if (!r.tlb || !r.tlb->levels) return out;
@@ -211,10 +278,14 @@ std::vector<ScopeRange> scope_ranges(const TopologyResult& r) {
     if (!b) continue;
     ScopeRange g;
     g.level = i;
-    const std::uint64_t unit = (L.contains("stage_stride_bytes") && L["stage_stride_bytes"].is_number()
-                                    ? L["stage_stride_bytes"].get<std::uint64_t>()
-                                    : b->stride) -
-                               kSlotPad;
+    // One slot per entry, consecutive slots in consecutive sets: the reach where it is
+    // known, else the stride the stage method swept the level at.
+    const std::uint64_t unit = L.contains("reach_bytes") && L["reach_bytes"].is_number()
+                                   ? L["reach_bytes"].get<std::uint64_t>()
+                                   : (L.contains("stage_stride_bytes") && L["stage_stride_bytes"].is_number()
+                                          ? L["stage_stride_bytes"].get<std::uint64_t>()
+                                          : b->stride) -
+                                         kSlotPad;
     // A pad of its own per level: levels swept at one granule stay apart as series (the
     // analyzer reads one series per stride) and the finding names its level's stride.
     g.stride = unit + kSlotPad * (i + 1);
@@ -222,13 +293,13 @@ std::vector<ScopeRange> scope_ranges(const TopologyResult& r) {
                                                                   : (b->cov_lo + b->cov_hi) / 2 / unit;
     if (g.entries < 4) continue;
     g.hit_slots = g.entries * 3 / 4;
-    g.miss_slots = 2 * g.entries;
-    if (g.miss_slots * g.stride > lim.contiguous_cap || g.miss_slots > lim.slot_cap) continue;
+    g.miss_slots = 2 * g.hit_slots;
+    if (g.miss_slots * g.stride > lim.footprint_cap || g.miss_slots > lim.slot_cap) continue;
     // Every SM last: a level shared by any group of SMs (a TPC, a GPC) then has two of its
     // SMs chasing, wherever the scheduler puts the blocks.
     for (const std::uint64_t blocks : {std::uint64_t{1}, std::uint64_t{2}, std::uint64_t{8}, std::uint64_t{32}, sms})
       if (blocks <= sms && (g.blocks.empty() || blocks > g.blocks.back()) && blocks * g.hit_slots <= lim.slot_cap &&
-          blocks * per_block_array_stride(g.hit_slots * g.stride) <= lim.contiguous_cap)
+          blocks * per_block_array_stride(g.hit_slots * g.stride) <= lim.footprint_cap)
         g.blocks.push_back(static_cast<std::uint32_t>(blocks));
     if (g.blocks.size() >= 2) out.push_back(std::move(g));
   }

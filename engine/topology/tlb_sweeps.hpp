@@ -6,7 +6,10 @@
 //   tlb_entries  a level whose coverage 'tlb' bracketed widely: about 32 points
 //                across the bracket;
 //   tlb_sets     every level: one slot at a time from below its coverage to past
-//                it (the stage method: entries, reach, sets).
+//                it (the stage method: entries, reach, sets);
+//   tlb_spread   a level of open (or one) set: slots spread over every set at a
+//                stride just above its span (one set or several);
+//   tlb_scope    a level's entries chased by B SMs at once (per SM or shared).
 // The last two sweep at the granule the page step measured (the page, or the
 // reach of coalesced entries), plus the pad: consecutive slots in consecutive
 // entries, every set filled alike. The absorbing side needs the same ranges to
@@ -29,7 +32,7 @@ inline constexpr std::uint64_t kSlotPad = 32;
 
 struct Limits {
   std::uint64_t footprint_cap = 0;        // the largest array of 'tlb', 'tlb_entries', 'tlb_sets'
-  std::uint64_t contiguous_cap = 0;  // arrays in contiguous frames ('tlb_scope': all of a point's copies; page size)
+  std::uint64_t contiguous_cap = 0;  // arrays in contiguous frames (the page-size steps)
   std::uint64_t slot_cap = 0;             // the most slots of one chase
 };
 
@@ -41,9 +44,8 @@ struct Limits {
 // 1 TiB, plus room for the pads (1024 slots of 1 GiB + 32 B, 4096 of 256 MiB + 32 B).
 inline constexpr std::uint64_t kAliasedFootprintCap = (1ull << 40) + (1ull << 20);
 
-// Footprint: kAliasedFootprintCap for the aliased steps; for the steps over contiguous
-// frames ('tlb_scope', whose SMs chase copies of their own, and the page-size steps),
-// three quarters of the device memory and at most 32 GiB. Slots: at
+// Footprint: kAliasedFootprintCap for the aliased steps (every TLB step but the page
+// size); for the page-size steps, over contiguous frames, three quarters of the device memory and at most 32 GiB. Slots: at
 // most 8192, and few enough that their lines stay in the L2 (one per 2 KiB of
 // the measured L2, the driver's figure where none was measured: a line each,
 // with room for strides that crowd a modulo-indexed L2's sets): an array whose
@@ -67,10 +69,34 @@ std::vector<Range> stage_ranges(const TopologyResult& r);
 // The sweep of a list of ranges: {zip: [{array.size, array.stride, iterations}]}.
 std::vector<SpecOverride> range_sweep(const std::vector<Range>& ranges, const Limits& limits);
 
-// 'tlb_scope': per level of E entries, at the granule 'tlb_sets' used (plus a pad of
-// kSlotPad x (level + 1): one stride per level), 3E/4 slots per SM for B = 1, 2, 8, 32
-// and all SMs at once (as many as the device has, and as fit the slot and footprint
-// limits), and 2E slots for one SM (the level's penalty, on the same first slots); a level
+// 'tlb_spread': every level whose span the footprint sweep saw and whose sets the steps
+// before left open or read as one (fully associative): slots a stride of span x 17/16
+// (plus the pad) apart, every slot an entry of its own and the slots spread over up to
+// 16 sets. With W the slots that fit at the span (the ways of one set), points a tenth
+// below and 15 % above k x W for k = 1, 2, 4, 8, 16: one set runs out past W, S sets past
+// S x W.
+// Up to the slot cap, the aliased footprint and, below the next level's coverage, a
+// tenth short of it (where that level would add misses of its own).
+struct SpreadRange {
+  std::size_t level = 0;
+  std::uint64_t stride = 0;
+  std::uint64_t ways_lo = 0, ways_hi = 0;  // slots at the span (the coverage bracket / span)
+  std::uint64_t most_sets = 0;             // the largest k whose pair of points fits (a power of two)
+  double penalty = 0;                      // the level's miss penalty (cycles)
+  std::vector<std::uint64_t> slots;        // ascending
+};
+std::vector<SpreadRange> spread_ranges(const TopologyResult& r);
+// {zip: [{array.size, array.stride, iterations}]} and the analyzer's per-stride penalties.
+std::vector<SpecOverride> spread_sweep(const std::vector<SpreadRange>& ranges);
+const SpreadRange* spread_range_of(const std::vector<SpreadRange>& ranges, std::uint64_t stride);
+
+// 'tlb_scope': per level of E entries, at its reach (else the stride 'tlb_sets' used;
+// plus a pad of kSlotPad x (level + 1): one stride per level), 3E/4 slots per SM for
+// B = 1, 2, 8, 32 and all SMs at once (as many as the device has, and as fit the slot and
+// footprint limits: aliased frames, every SM's copy in pages of its own), and 3E/2 slots
+// for one SM: the level's penalty on the same first slots, at the footprint two SMs
+// sharing the level would give it (a level that does not replace in LRU order misses
+// only a share of its accesses there, and two SMs sharing it the same share); a level
 // where only B = 1 fits is left out.
 struct ScopeRange {
   std::size_t level = 0;

@@ -5,6 +5,7 @@
 #include <cstdio>
 #include <limits>
 #include <map>
+#include <optional>
 #include <tuple>
 
 #include "engine/spec/units.hpp"
@@ -454,9 +455,17 @@ void tlb_sets(TopologyResult& r, const Findings& fs) {
     std::uint64_t lo = 0, hi = 0;
     if (partial) {
       const auto [a, b] = coverage_range(L);
+      // A level that misses a few accesses at a time past its entries may have missed
+      // unseen at a point read as clean one slot at a time: the lower bound is the
+      // footprint sweep's last clean point at this stride, where there is one (its points
+      // lie a factor of sqrt 2 apart, clear of such a knee), else the bracket's.
       lo = a;
+      if (L.contains("knees_at_coverage") && L["knees_at_coverage"].is_array())
+        for (const auto& k : L["knees_at_coverage"])
+          if (k.value("stride_bytes", std::uint64_t{0}) == g->stride && k.value("clean_slots", std::uint64_t{0}) > 0)
+            lo = std::min(lo, (k["clean_slots"].get<std::uint64_t>() - 1) * g->stride + 1);
       hi = std::min(b, (m > 0 ? m - 1 : 0) * g->stride);
-      if (hi < lo) hi = b;  // the stage's first misses contradict the bracket: keep the bracket
+      if (hi < lo) lo = a, hi = b;  // the stage's first misses contradict the bracket: keep the bracket
     } else {
       std::tie(lo, hi) = coverage_of(found, L);
       // One slot at a time: C is a whole number of g in ((n - 1) s, n s].
@@ -542,6 +551,125 @@ void tlb_sets(TopologyResult& r, const Findings& fs) {
   per_page(r.tlb_row());
 }
 
+// S sets of W ways hold S x W slots spread over them, one set W (tlb_sweeps.hpp); the
+// finding's last clean point c and first missing point m bound S: S W >= c, S W < m,
+// with W the whole numbers of span-sized entries in the level's coverage bracket.
+void tlb_spread(TopologyResult& r, const Findings& fs) {
+  if (!r.tlb || !r.tlb->levels) return;
+  const auto ranges = tlb_sweeps::spread_ranges(r);
+  for (const Finding& f : fs) {
+    if (f.analyzer != "tlb_spread" || !f.details.contains("stride_bytes")) continue;
+    const auto* g = tlb_sweeps::spread_range_of(ranges, f.details["stride_bytes"].get<std::uint64_t>());
+    if (g == nullptr) continue;
+    auto& L = (*r.tlb->levels)[g->level];
+    const auto span = L["span_bytes"].get<std::uint64_t>();
+    const std::string before = L.value("associativity", "undetermined");
+    const std::string apart = format_bytes(g->stride) + " apart (its span x 17/16: every slot an entry of its own, "
+                                                        "spread over up to 16 sets)";
+    if (!f.details.contains("clean_slots")) {
+      L["spread_note"] = "slots " + apart + ": " + f.summary;
+      continue;
+    }
+    const auto [cov_lo, cov_hi] = coverage_range(L);
+    std::uint64_t w_lo = (cov_lo + span - 1) / span, w_hi = cov_hi / span;
+    if (w_lo == 0 || w_hi < w_lo) w_lo = g->ways_lo, w_hi = g->ways_hi;
+    const auto c = f.details["clean_slots"].get<std::uint64_t>();
+    const std::uint64_t k_lo = std::max<std::uint64_t>(1, (c + w_hi - 1) / w_hi);
+    std::optional<std::uint64_t> k_hi;
+    std::string seen = "no miss up to " + std::to_string(c) + " slots";
+    if (f.details.contains("first_miss_slots")) {
+      const auto m = f.details["first_miss_slots"].get<std::uint64_t>();
+      k_hi = (m + w_lo - 1) / w_lo - 1;
+      seen += ", misses at " + std::to_string(m);
+    }
+    const std::string ways = w_lo == w_hi ? std::to_string(w_lo) : std::to_string(w_lo) + "-" + std::to_string(w_hi);
+    L["spread_note"] = "slots " + apart + ": " + seen + "; " + ways + " fit at the span";
+    auto undetermined = [&](const std::string& why) {
+      L["associativity"] = "undetermined";
+      L["sets"] = nullptr;
+      L["entries"] = nullptr;
+      L.erase("reach_bytes");
+      L["sets_note"] = why;
+    };
+    // S sets of W entries each: entries S x W, one number where W is one.
+    auto set_entries = [&](std::uint64_t sets) {
+      L.erase("entries_if_fully_associative");
+      L.erase("sets_at_least");
+      if (w_lo == w_hi) {
+        L["entries"] = sets * w_lo;
+        L.erase("entries_range");
+      } else {
+        L["entries"] = nullptr;
+        L["entries_range"] = {sets * w_lo, sets * w_hi};
+      }
+    };
+    // The footprint sweep reads one set where a share of the accesses misses at half the
+    // span, slots there sharing entries; a level whose every slot has an entry of its own
+    // there (sets of a reach below the span) shows that share too when it does not replace
+    // in LRU order. Slots spread over the sets fit only in several: not LRU.
+    const std::string not_lru_note =
+        before == "full" ? "; the footprint sweep's one set (a share of misses at half the span) is a replacement that "
+                           "is not LRU"
+                         : "";
+    auto several_sets = [&]() {
+      L["associativity"] = "set-associative";
+      if (before == "full") L["replacement"] = "not LRU";
+      L["ways"] = w_lo == w_hi ? nlohmann::json(w_lo) : nlohmann::json(nullptr);
+      if (w_lo != w_hi) L["ways_range"] = {w_lo, w_hi};
+      else L.erase("ways_range");
+    };
+    if (!k_hi) {
+      if (k_lo >= 2) {
+        several_sets();
+        L["sets"] = nullptr;
+        L["entries"] = nullptr;
+        L.erase("entries_range");
+        L.erase("set_sizes");
+        L.erase("reach_bytes");
+        L.erase("entries_if_fully_associative");
+        L["sets_at_least"] = k_lo;
+        L["sets_note"] = "at least " + std::to_string(k_lo) + " sets: spread over them, " + std::to_string(c) +
+                         " slots fit where one set holds " + ways + " (the sweep's largest point)" + not_lru_note;
+      }
+      continue;
+    }
+    if (*k_hi < k_lo) {
+      undetermined("spread over the sets, " + seen + ", where one set alone holds " + ways +
+                   ": no whole number of sets fits");
+      continue;
+    }
+    if (*k_hi > k_lo) {
+      undetermined("spread over the sets, " + seen + ": " + std::to_string(k_lo) + " to " + std::to_string(*k_hi) +
+                   " sets of " + ways + " fit");
+      continue;
+    }
+    const std::uint64_t sets = k_lo;
+    if (sets == 1) {
+      L["associativity"] = "full";
+      L["sets"] = 1;
+      L["reach_bytes"] = span;
+      set_entries(1);
+      L["sets_note"] = std::string(before == "full" ? "one set, as the footprint sweep read it; " : "one set: ") +
+                       "spread over every set, the slots run out past the " + ways + " that fit at the span";
+      continue;
+    }
+    if (span % sets != 0) {
+      undetermined(std::to_string(sets) + " sets of " + ways + " ways, but the span " + format_bytes(span) +
+                   " is no whole number of entries of each set");
+      continue;
+    }
+    several_sets();
+    L["sets"] = sets;
+    L["reach_bytes"] = span / sets;
+    set_entries(sets);
+    if (w_lo == w_hi) L["set_sizes"] = std::vector<std::uint64_t>(sets, w_lo);
+    else L.erase("set_sizes");
+    L["sets_note"] = std::to_string(sets) + " sets of " + ways + " ways: spread over every set, " + seen +
+                     "; each set's entries reach span / sets" + not_lru_note;
+  }
+  per_page(r.tlb_row());
+}
+
 // Each finding names the stride its series ran at: the level swept at that stride. A level
 // no finding names keeps why in scope_summary (not swept, or the step's own reason).
 void tlb_scope(TopologyResult& r, const Findings& fs) {
@@ -567,8 +695,18 @@ void tlb_scope(TopologyResult& r, const Findings& fs) {
       if (f.analyzer != "tlb_scope" || !f.details.contains("stride_bytes") ||
           f.details["stride_bytes"].get<std::uint64_t>() != g->stride)
         continue;
-      if (f.value.is_string()) L["scope"] = f.value;
       L["scope_summary"] = f.summary;
+      // Private to each of B SMs is private to every SM only where B is every SM: a level
+      // shared by a group (a TPC, a GPC) needs two of the group's SMs among the B.
+      const std::uint64_t sms = r.device.sm_count.value_or(0);
+      const std::uint64_t tested = f.details.value("private_up_to_sms", std::uint64_t{0});
+      if (f.value == "sm" && sms > 0 && tested < sms) {
+        L["scope_summary"] = "not shared by the " + std::to_string(tested) + " SMs that chased at once, of " +
+                             std::to_string(sms) + ": a level shared by groups of SMs is not ruled out (" + f.summary +
+                             ")";
+      } else if (f.value.is_string()) {
+        L["scope"] = f.value;
+      }
       if (f.details.contains("private_up_to_sms")) L["scope_sms_tested"] = f.details["private_up_to_sms"];
       if (f.details.contains("shared_by_sms")) L["scope_shared_by_sms"] = f.details["shared_by_sms"];
       break;

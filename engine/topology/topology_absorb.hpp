@@ -58,6 +58,10 @@ void tlb_levels(TopologyResult& r, const Findings& fs);
 // ranges the steps swept: tlb_sweeps.hpp).
 void tlb_entries(TopologyResult& r, const Findings& fs);
 void tlb_sets(TopologyResult& r, const Findings& fs);
+// 'tlb_spread': one set or S sets for each level it swept (slots spread over every set),
+// with the entries, ways and reach that follow; a reading that contradicts the earlier
+// steps leaves the associativity undetermined, saying why.
+void tlb_spread(TopologyResult& r, const Findings& fs);
 // 'tlb_scope': each level's scope (sm, shared, group), or why it was not read.
 void tlb_scope(TopologyResult& r, const Findings& fs);
 // The page, or why none; pages per entry where a level's reach is known.

@@ -510,6 +510,20 @@ std::vector<TopologyStep> topology_plan() {
                     return tlb_sweeps::range_sweep(ranges, tlb_sweeps::limits(r));
                   },
                   .absorb = absorb::tlb_sets});
+  // One set or several: slots spread over every set at a stride just above each open
+  // level's span (one set of entries of the span and S sets of span / S run out at the
+  // same slots at the span itself).
+  plan.push_back({.id = "tlb_spread",
+                  .label = "TLB sets (slots spread over them)",
+                  .sizes_from = [](const TopologyResult& r) -> StepSizing {
+                    const auto ranges = tlb_sweeps::spread_ranges(r);
+                    if (ranges.empty())
+                      return SkipStep{r.tlb && r.tlb->levels && !r.tlb->levels->empty()
+                                          ? "no level with a span and open (or one) set fits the slot limits"
+                                          : "no TLB level was found"};
+                    return tlb_sweeps::spread_sweep(ranges);
+                  },
+                  .absorb = absorb::tlb_spread});
   // Per SM or shared: B SMs at once (up to every SM), each chasing 3/4 of a level's entries
   // over slots of its own; a level the B share runs out, private ones do not.
   plan.push_back({.id = "tlb_scope",

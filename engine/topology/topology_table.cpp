@@ -160,7 +160,7 @@ std::string coverage_cell(const json& l) {
   return "-";
 }
 
-// "full", "17,8,8", "32 sets of 8", ">= 64 sets x 16", or "-".
+// "full", "17,8,8", "32 sets of 8", "2 sets of 512-545", ">= 64 sets x 16", or "-".
 std::string sets_cell(const json& l) {
   if (l.value("associativity", "") == "full") return "full";
   if (l.contains("set_sizes") && l["set_sizes"].is_array() && l["set_sizes"].size() > 1) {
@@ -174,8 +174,15 @@ std::string sets_cell(const json& l) {
     else std::snprintf(buf, sizeof buf, "%zu sets of %g-%g", ss.size(), lo, hi);  // the list is in topology.json
     return buf;
   }
+  if (l.contains("sets") && l["sets"].is_number()) {
+    std::string s = num(l, "sets") + " sets";
+    if (l.contains("ways") && l["ways"].is_number()) s += " of " + num(l, "ways");
+    else if (l.contains("ways_range") && l["ways_range"].is_array() && l["ways_range"].size() == 2)
+      s += " of " + l["ways_range"][0].dump() + "-" + l["ways_range"][1].dump();
+    return s;
+  }
   if (l.contains("sets_at_least") && l["sets_at_least"].is_number())
-    return ">= " + num(l, "sets_at_least") + " sets" + (l.contains("ways") ? " x " + num(l, "ways") : "");
+    return ">= " + num(l, "sets_at_least") + " sets" + (l.contains("ways") && l["ways"].is_number() ? " x " + num(l, "ways") : "");
   return "-";
 }
 

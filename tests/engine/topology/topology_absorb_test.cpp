@@ -166,7 +166,7 @@ TEST_CASE("topology absorb: TLB levels, then coverage narrowed and entries, reac
   CHECK(r.tlb->page_bytes == 2097152u);
   CHECK((*r.tlb->levels)[0]["pages_per_entry"] == 16);
   // 'tlb_scope': a stride per level (the pad grows with the level), 3/4 of its entries per
-  // SM with one to 32 SMs, 2E slots for one SM; each finding lands on its level.
+  // SM with one to 32 SMs, twice that for one SM; each finding lands on its level.
   r.device.sm_count = 8;
   r.caches["l2"].size_bytes = 1ull << 30;  // slot room for the large level's two SMs
   const auto scope = tlb_sweeps::scope_ranges(r);
@@ -174,7 +174,7 @@ TEST_CASE("topology absorb: TLB levels, then coverage narrowed and entries, reac
   CHECK(scope[0].stride == 33554432 + tlb_sweeps::kSlotPad);
   CHECK(scope[1].stride == 33554432 + 2 * tlb_sweeps::kSlotPad);
   CHECK(scope[0].hit_slots == 12);
-  CHECK(scope[0].miss_slots == 32);
+  CHECK(scope[0].miss_slots == 24);
   CHECK(scope[0].blocks == std::vector<std::uint32_t>{1, 2, 8});  // no more than the SMs
   CHECK(scope[1].hit_slots == 192);
   absorb::tlb_scope(r, {finding("tlb_scope", "sm", {{"stride_bytes", scope[0].stride}, {"private_up_to_sms", 8}}),
@@ -272,6 +272,79 @@ TEST_CASE("topology absorb: a level swept at its span above the granule: bounds,
     CHECK(l["associativity"] == "full");
     CHECK(l["sets"] == 1);
     CHECK(l["replacement"] == "not LRU");
+  }
+}
+
+TEST_CASE("topology absorb: slots spread over the sets tell one set from several") {
+  // A level of 2048-2049 entries at its span of 32 MiB, penalty +95, left open or read as
+  // one set by the footprint sweep; 'tlb_spread' sweeps it at 34 MiB (+ pad).
+  const std::uint64_t span = 32ull << 20, s = span + tlb_sweeps::kSlotPad;
+  auto result = [&](const std::string& assoc) {
+    TopologyResult r;
+    absorb::tlb_levels(r, {finding("tlb", 1, {{"levels", {{{"coverage_bytes", nullptr},
+                                                           {"coverage_range_bytes", {2047 * s + 1, 2049 * s}},
+                                                           {"span_bytes", span},
+                                                           {"associativity", assoc},
+                                                           {"miss_penalty_cycles", 95.0}}}}})});
+    return r;
+  };
+  auto spread = [](const TopologyResult& r, json details) {
+    const auto ranges = tlb_sweeps::spread_ranges(r);
+    REQUIRE(ranges.size() == 1);
+    CHECK(ranges[0].stride == 34ull * (1 << 20) + tlb_sweeps::kSlotPad);
+    details["stride_bytes"] = ranges[0].stride;
+    return finding("tlb_spread", details.value("clean_slots", json()), details);
+  };
+  {
+    // Out of slots between 0.9 and 1.15 times 2048: one set of 2048 or 2049 entries of 32 MiB.
+    TopologyResult r = result("undetermined");
+    absorb::tlb_spread(r, {spread(r, {{"clean_slots", 1843}, {"first_miss_slots", 2356}})});
+    const json& l = (*r.tlb->levels)[0];
+    CHECK(l["associativity"] == "full");
+    CHECK(l["sets"] == 1);
+    CHECK(l["reach_bytes"] == span);
+    CHECK(l["entries"].is_null());
+    CHECK(l["entries_range"] == json{2048, 2049});
+  }
+  {
+    // Twice as many fit: two sets of a reach of 16 MiB; the footprint sweep's one set was a
+    // replacement that is not LRU.
+    TopologyResult r = result("full");
+    absorb::tlb_spread(r, {spread(r, {{"clean_slots", 3686}, {"first_miss_slots", 4712}})});
+    const json& l = (*r.tlb->levels)[0];
+    CHECK(l["associativity"] == "set-associative");
+    CHECK(l["sets"] == 2);
+    CHECK(l["reach_bytes"] == span / 2);
+    CHECK(l["entries_range"] == json{4096, 4098});
+    CHECK(l["ways_range"] == json{2048, 2049});
+    CHECK(l["replacement"] == "not LRU");
+  }
+  {
+    // No miss up to the sweep's end at 4 x 2048: at least 4 sets, nothing more.
+    TopologyResult r = result("undetermined");
+    absorb::tlb_spread(r, {spread(r, {{"clean_slots", 7373}})});
+    const json& l = (*r.tlb->levels)[0];
+    CHECK(l["associativity"] == "set-associative");
+    CHECK(l["sets"].is_null());
+    CHECK(l["sets_at_least"] == 4);
+    CHECK(l["entries"].is_null());
+  }
+  {
+    // Clean to 2356 but missing at 3686: no whole number of sets of 2048 .. 2049 between.
+    TopologyResult r = result("undetermined");
+    absorb::tlb_spread(r, {spread(r, {{"clean_slots", 2356}, {"first_miss_slots", 3686}})});
+    const json& l = (*r.tlb->levels)[0];
+    CHECK(l["associativity"] == "undetermined");
+    CHECK(l["sets"].is_null());
+    CHECK(l["sets_note"].get<std::string>().find("no whole number of sets") != std::string::npos);
+  }
+  {
+    // An unread series changes nothing but its note.
+    TopologyResult r = result("full");
+    absorb::tlb_spread(r, {spread(r, {{"reason", "needs two points"}})});
+    const json& l = (*r.tlb->levels)[0];
+    CHECK(l["associativity"] == "full");
+    CHECK(l.contains("spread_note"));
   }
 }
 

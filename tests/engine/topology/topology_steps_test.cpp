@@ -240,6 +240,42 @@ TEST_CASE("topology plan: the later TLB steps sweep around the levels 'tlb' foun
   CHECK(page["sweep.array.stride"] == "{from: 4096 B, to: 268435456 B, factor: 2}");
 }
 
+TEST_CASE("topology plan: the spread step sweeps open levels just above their span, clear of the next level") {
+  const auto plan = topology_plan();
+  TopologyResult r;
+  CHECK(std::holds_alternative<SkipStep>(step(plan, "tlb_spread").sizes_from(r)));
+  // 16 entries of 16 MiB (one set), 2048 of 32 MiB (open), 4096 of 64 MiB (open), and a
+  // level the stage method read as set-associative (not swept).
+  auto level = [](std::uint64_t entries, std::uint64_t span, const char* assoc, double penalty) {
+    return nlohmann::json{{"coverage_bytes", entries * span},
+                          {"coverage_range_bytes", {entries * span, entries * span}},
+                          {"span_bytes", span},
+                          {"associativity", assoc},
+                          {"miss_penalty_cycles", penalty}};
+  };
+  r.tlb_row().levels = std::vector<nlohmann::json>{level(16, 16ull << 20, "full", 9), level(2048, 32ull << 20, "undetermined", 95),
+                                                   level(4096, 64ull << 20, "undetermined", 700),
+                                                   level(8192, 128ull << 20, "set-associative", 900)};
+  r.caches["l2"].size_bytes = 64ull << 20;  // the slot cap: 8192
+  const auto ranges = tlb_sweeps::spread_ranges(r);
+  REQUIRE(ranges.size() == 3);
+  CHECK(ranges[0].stride == (17ull << 20) + tlb_sweeps::kSlotPad);
+  CHECK(ranges[1].stride == (34ull << 20) + 2 * tlb_sweeps::kSlotPad);
+  CHECK(ranges[2].stride == (68ull << 20) + 3 * tlb_sweeps::kSlotPad);
+  CHECK(ranges[0].slots == std::vector<std::uint64_t>{14, 19, 28, 37, 57, 74, 115, 148, 230, 295});
+  CHECK(ranges[0].most_sets == 16);
+  // The second level: up to 0.9 x 256 GiB (the next level) at 34 MiB: 6939 slots, k = 2.
+  CHECK(ranges[1].slots == std::vector<std::uint64_t>{1843, 2356, 3686, 4711});
+  CHECK(ranges[1].most_sets == 2);
+  // The third: the slot cap, k = 1.
+  CHECK(ranges[2].slots == std::vector<std::uint64_t>{3686, 4711});
+  for (const auto& g : ranges)
+    for (const auto n : g.slots) CHECK(n * g.stride <= tlb_sweeps::kAliasedFootprintCap);
+  const auto o = overrides(step(plan, "tlb_spread").sizes_from(r));
+  CHECK(o.at("analyzers").find("tlb_spread") != std::string::npos);
+  CHECK(o.at("analyzers").find(std::to_string(ranges[1].stride) + ":95") != std::string::npos);
+}
+
 TEST_CASE("topology plan: on-chip L1 steps keep two passes of every N within the smallest shared configuration") {
   const auto plan = topology_plan();
   TopologyResult r;

@@ -2,7 +2,8 @@
 // unlike the seed profiles' (written for these tests: specs/devices/tlb-*.yaml):
 // entries that coalesce 16 pages, 64 KiB pages, three levels whose penalties add
 // up over an L2 of near and far halves, a large fully associative level. Each
-// must come out as its profile describes it (tests/support/tlb_truth.hpp).
+// must come out as its profile describes it (tests/support/tlb_truth.hpp); so must a level of
+// two sets that replaces at random (specs/devices/tlb-random.yaml).
 #include <doctest/doctest.h>
 
 #include <atomic>
@@ -23,7 +24,7 @@ json tlb_topology(const std::string& profile) {
   test::TempDir out;
   TopologyOptions o;
   o.out_dir = out.path();
-  o.only = {"tlb", "page_size", "page_size_scattered", "tlb_entries", "tlb_sets", "tlb_scope"};
+  o.only = {"tlb", "page_size", "page_size_scattered", "tlb_entries", "tlb_sets", "tlb_spread", "tlb_scope"};
   std::atomic<bool> stop{false};
   json r = run_topology(*device, o, stop);
   REQUIRE(r["status"] == "complete");
@@ -58,4 +59,15 @@ TEST_CASE("topology TLB: three levels with additive penalties over near and far 
   bool narrowed = false;
   for (const auto& e : r["experiments"]) narrowed = narrowed || (e["id"] == "tlb_entries" && e["status"] == "complete");
   CHECK(narrowed);
+}
+
+TEST_CASE("topology TLB: a second level of two sets that replaces at random is read as two sets, not one") {
+  const json r = tlb_topology("tlb-random");
+  test::check_tlb_truth(r, truth("tlb-random"));
+  // The footprint sweep alone cannot tell it from one set of 4 MiB entries: the slots
+  // spread over its sets (the tlb_spread step) do.
+  const json& l2 = r["tlb"]["levels"][1];
+  CHECK(l2["sets"] == 2);
+  CHECK(l2["reach_bytes"] == 2ull << 20);
+  CHECK(l2["spread_note"].get<std::string>().find("misses at") != std::string::npos);
 }

@@ -1,0 +1,194 @@
+// tlb_spread: how many slots a TLB level holds when its slots are spread over every
+// set (issue 16). A footprint sweep at power-of-two strides cannot tell one set of
+// entries that reach a span X from S sets of entries that reach X / S: at a stride of X
+// both hold the same number of slots (every slot falls into one set), and below it both
+// run out at the same coverage. A stride of X (1 + 1/16) tells them apart: every slot
+// is an entry of its own either way, and the entries its slots need advance by S + S/16
+// from slot to slot, so their set (entry number modulo S) walks through every set for
+// S up to 16. One set runs out at its W entries, S sets at S x W slots; the topology
+// turns the slots that still fit into a set count (topology_absorb.cpp).
+//
+// The chase is random over the slots, as everywhere in the TLB steps, and a level
+// need not replace in LRU order: past its capacity it may miss only a few accesses at a
+// time (random replacement: about a sixth of them at 1.1 times its entries). What holds
+// under any policy is that no access misses while every set holds its slots. Each point
+// is read on the slots of the series' first point (below the capacity), which every
+// larger point visits too: the same lines, the same data-path latencies, so that the
+// mean moves only with translations. A point is clean while it stays within the noise
+// and within a tenth of the level's penalty; it misses beyond both; a rise beyond the
+// noise but under a tenth of the penalty (a few misses, or another level's) is neither.
+// The penalty per stride comes from the topology (parameter `penalties`:
+// "STRIDE:CYCLES ..."); without it, a series' own largest rise.
+#include <algorithm>
+#include <cmath>
+#include <limits>
+#include <map>
+#include <optional>
+#include <sstream>
+
+#include "analyzers/analyzer.hpp"
+#include "analyzers/stats/report.hpp"
+#include "engine/spec/units.hpp"
+
+namespace dissect {
+namespace {
+
+struct SpreadPoint {
+  std::uint64_t slots = 0;
+  double mean = 0, se = 0;
+  std::size_t accesses = 0;
+};
+
+// The mean of a point's timed accesses to slots below `slots`, past its first pass over
+// its own slots (the pass that loads the entries), and its standard error.
+SpreadPoint read_point(const PointTrace& p, std::uint64_t slots) {
+  SpreadPoint sp;
+  const std::uint64_t stride = p.stride_bytes();
+  sp.slots = p.size_bytes() / stride;
+  const auto samples = p.measured_samples();
+  const std::size_t skip = samples.size() >= 2 * sp.slots ? sp.slots : 0;
+  std::vector<double> v;
+  for (std::size_t i = skip; i < samples.size(); ++i)
+    if (samples[i]->offset_bytes / stride < slots) v.push_back(samples[i]->latency);
+  sp.accesses = v.size();
+  if (v.empty()) return sp;
+  double sum = 0, ss = 0;
+  for (const double x : v) sum += x;
+  sp.mean = sum / static_cast<double>(v.size());
+  for (const double x : v) ss += (x - sp.mean) * (x - sp.mean);
+  if (v.size() > 1) sp.se = std::sqrt(ss / static_cast<double>(v.size() - 1) / static_cast<double>(v.size()));
+  return sp;
+}
+
+// "STRIDE:CYCLES STRIDE:CYCLES" (bytes, cycles).
+std::map<std::uint64_t, double> parse_penalties(const std::string& text) {
+  std::map<std::uint64_t, double> out;
+  std::istringstream is(text);
+  std::string item;
+  while (is >> item) {
+    const auto colon = item.find(':');
+    if (colon == std::string::npos) continue;
+    try {
+      out[std::stoull(item.substr(0, colon))] = std::stod(item.substr(colon + 1));
+    } catch (const std::exception&) {
+      // A malformed item names no stride: that series falls back to its own rise.
+    }
+  }
+  return out;
+}
+
+class TlbSpreadAnalyzer final : public Analyzer {
+ public:
+  std::string name() const override { return "tlb_spread"; }
+  std::string purpose() const override {
+    return "TLB slots that fit when spread over every set (stride of a level's span x 17/16): one set holds its "
+           "entries, S sets S times as many; read from point means against the level's penalty";
+  }
+  std::vector<AnalyzerParam> params() const override {
+    return {{"penalties", "", "per stride, the level's miss penalty: 'STRIDE:CYCLES ...' (bytes; the topology sets it); "
+                              "a stride not named uses its series' largest rise"},
+            {"z", "4", "standard errors a rise must exceed to count as a miss"}};
+  }
+
+  std::vector<Finding> analyze(const TraceSet& traces, const AnalyzerParams& params) const override {
+    const auto penalties = parse_penalties(params.text("penalties", ""));
+    const double z = params.number("z", 4);
+    std::map<std::uint64_t, std::vector<const PointTrace*>> by_stride;
+    for (const auto& p : traces.points) {
+      if (p.status != "ok" && !p.status.empty()) continue;
+      if (p.param("kernel", "pchase") != "pchase" || p.samples.empty() || p.stride_bytes() == 0) continue;
+      by_stride[p.stride_bytes()].push_back(&p);
+    }
+    std::vector<Finding> out;
+    for (auto& [stride, points] : by_stride) {
+      // Every point on the slots of the smallest.
+      std::uint64_t first = std::numeric_limits<std::uint64_t>::max();
+      for (const PointTrace* p : points) first = std::min(first, p->size_bytes() / stride);
+      std::vector<SpreadPoint> pts;
+      for (const PointTrace* p : points) {
+        const SpreadPoint sp = read_point(*p, first);
+        if (sp.accesses > 0) pts.push_back(sp);
+      }
+      const auto it = penalties.find(stride);
+      out.push_back(analyze_series(stride, pts, it == penalties.end() ? std::nan("") : it->second, z));
+    }
+    if (out.empty()) return {stats::undetermined(name(), "slots", "no pointer chase with a stride: nothing to read")};
+    return out;
+  }
+
+ private:
+  Finding analyze_series(std::uint64_t stride, std::vector<SpreadPoint>& pts, double penalty, double z) const {
+    std::sort(pts.begin(), pts.end(), [](const SpreadPoint& a, const SpreadPoint& b) { return a.slots < b.slots; });
+    nlohmann::json ev{{"stride_bytes", stride}, {"points", nlohmann::json::array()}};
+    auto fail = [&](const std::string& why) {
+      Finding f = stats::undetermined(name(), "slots", "stride " + format_bytes(stride) + ": " + why);
+      f.details["stride_bytes"] = stride;
+      f.evidence = ev;
+      return f;
+    };
+    if (pts.size() < 2) return fail("needs two points or more (one below the level's capacity)");
+    const SpreadPoint& base = pts.front();
+    double largest = 0;
+    for (const auto& p : pts) largest = std::max(largest, p.mean - base.mean);
+    const bool given = std::isfinite(penalty);
+    if (!given) {
+      // The series' own rise, where it stands out of the noise; else nothing ran out.
+      double se = 0;
+      for (const auto& p : pts) se = std::max(se, std::hypot(p.se, base.se));
+      penalty = largest > z * se && largest > 0 ? largest : 0;
+    }
+    ev["penalty_cycles"] = penalty;
+    ev["penalty_from"] = given ? "the level (parameter penalties)" : "the series' largest rise";
+    if (given && penalty <= 0) return fail("the level's penalty is not positive");
+    std::size_t clean = 0;
+    std::optional<std::size_t> first_miss;
+    std::string between;
+    for (std::size_t i = 0; i < pts.size(); ++i) {
+      const SpreadPoint& p = pts[i];
+      const double rise = p.mean - base.mean, se = std::hypot(p.se, base.se);
+      std::string verdict;
+      if (penalty <= 0 || (rise < penalty / 10 && rise <= z * se)) {
+        verdict = "clean";
+        if (!first_miss && between.empty()) clean = i;
+      } else if (rise >= penalty / 10 && rise > z * se) {
+        verdict = "misses";
+        if (!first_miss) first_miss = i;
+      } else {
+        verdict = "between";
+        if (!first_miss && between.empty())
+          between = std::to_string(p.slots) + " slots rise by " + stats::fmt(rise) + " cycles (+-" + stats::fmt(z * se) +
+                    "): beyond the noise, under a tenth of the penalty +" + stats::fmt(penalty);
+      }
+      ev["points"].push_back({{"slots", p.slots}, {"mean", p.mean}, {"se", p.se}, {"accesses", p.accesses},
+                              {"rise_cycles", rise}, {"verdict", verdict}});
+    }
+    Finding f;
+    f.analyzer = name();
+    f.unit = "slots";
+    f.value = pts[clean].slots;
+    f.details["stride_bytes"] = stride;
+    f.details["clean_slots"] = pts[clean].slots;
+    f.evidence = ev;
+    f.confidence = 0.9;
+    // A point neither clean nor missing ends the clean run: the level may hold fewer
+    // slots than it, and the first miss past it still bounds them from above.
+    if (!between.empty()) f.details["unclear"] = between;
+    if (first_miss) {
+      f.details["first_miss_slots"] = pts[*first_miss].slots;
+      f.summary = "slots " + format_bytes(stride) + " apart: no miss up to " + std::to_string(pts[clean].slots) +
+                  ", misses at " + std::to_string(pts[*first_miss].slots) + " (+" +
+                  stats::fmt(pts[*first_miss].mean - base.mean) + " of +" + stats::fmt(penalty) + " cycles)";
+    } else {
+      f.summary = "slots " + format_bytes(stride) + " apart: no miss up to " + std::to_string(pts[clean].slots) +
+                  (clean + 1 == pts.size() ? ", the sweep's largest point" : "");
+    }
+    if (!between.empty()) f.summary += " (" + between + ")";
+    return f;
+  }
+};
+
+}  // namespace
+
+std::unique_ptr<Analyzer> make_tlb_spread_analyzer() { return std::make_unique<TlbSpreadAnalyzer>(); }
+
+}  // namespace dissect

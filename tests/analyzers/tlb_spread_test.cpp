@@ -1,0 +1,102 @@
+// tlb_spread on series of random chases at one stride, built here access by access: a
+// level of C slots that misses a share 1 - C/N of its accesses past them (replacement
+// that is not LRU), over a data path whose latency differs per slot (near and far L2
+// halves: each point is read on the first point's slots), against the level's penalty.
+#include <doctest/doctest.h>
+
+#include <random>
+
+#include "support/analysis.hpp"
+
+using namespace dissect;
+
+namespace {
+
+constexpr std::uint64_t kStride = (34ull << 20) + 32;
+
+// One point of `slots` slots: a warm-up pass, then four passes, each access missing the
+// level (of `capacity` slots, penalty `penalty`) with the chance 1 - C/N past it, plus
+// `extra` cycles on every access (another level's share).
+PointTrace spread_point(std::size_t id, std::uint64_t slots, std::uint64_t capacity, double penalty, double extra = 0) {
+  PointTrace p;
+  p.point_id = id;
+  p.params = {{"kernel", "pchase"}, {"size_bytes", std::to_string(slots * kStride)}, {"stride_bytes", std::to_string(kStride)}};
+  std::mt19937 rng(static_cast<std::uint32_t>(11 + id));
+  std::uniform_real_distribution<double> u(0, 1);
+  std::normal_distribution<double> jitter(0, 4);
+  const double miss_share = slots <= capacity ? 0 : 1 - static_cast<double>(capacity) / static_cast<double>(slots);
+  for (std::uint64_t k = 0; k < 5 * slots; ++k) {
+    Sample s;
+    s.seq = k;
+    const std::uint64_t slot = (k * 7919) % slots;
+    s.offset_bytes = slot * kStride;
+    const double path = slot % 3 == 0 ? 330 : 300;
+    s.latency = path + extra + (u(rng) < miss_share ? penalty : 0) + jitter(rng);
+    p.samples.push_back(s);
+  }
+  return p;
+}
+
+TraceSet series(std::uint64_t capacity, double penalty, const std::vector<std::uint64_t>& slots,
+                const std::vector<double>& extra = {}) {
+  TraceSet t;
+  for (std::size_t i = 0; i < slots.size(); ++i)
+    t.points.push_back(spread_point(i, slots[i], capacity, penalty, i < extra.size() ? extra[i] : 0));
+  return t;
+}
+
+nlohmann::json penalty(double cycles) { return {{"penalties", std::to_string(kStride) + ":" + std::to_string(cycles)}}; }
+
+}  // namespace
+
+TEST_CASE("tlb_spread: one set of 2048 runs out between 0.9 and 1.15 times its entries") {
+  const Finding f = test::analyze(series(2048, 95, {1843, 2356, 3686, 4711}), "tlb_spread", penalty(95));
+  CAPTURE(f.summary);
+  CHECK(f.value == 1843);
+  CHECK(f.details["clean_slots"] == 1843);
+  CHECK(f.details["first_miss_slots"] == 2356);
+  CHECK_FALSE(f.details.contains("unclear"));
+  CHECK(f.details["stride_bytes"] == kStride);
+}
+
+TEST_CASE("tlb_spread: two sets of 2048 hold twice the slots") {
+  const Finding f = test::analyze(series(4096, 95, {1843, 2356, 3686, 4711}), "tlb_spread", penalty(95));
+  CHECK(f.details["clean_slots"] == 3686);
+  CHECK(f.details["first_miss_slots"] == 4711);
+}
+
+TEST_CASE("tlb_spread: another level's small rise is no miss of a level with a large penalty, nor clean") {
+  // A level of +760 that never runs out in the sweep; a lower level adds 10 cycles at the
+  // larger points: beyond the noise, under a tenth of the penalty.
+  const Finding f =
+      test::analyze(series(1u << 20, 760, {3686, 4711, 7373}, {0, 10, 12}), "tlb_spread", penalty(760));
+  CHECK(f.details["clean_slots"] == 3686);
+  CHECK_FALSE(f.details.contains("first_miss_slots"));
+  CHECK(f.details["unclear"].get<std::string>().find("under a tenth of the penalty") != std::string::npos);
+}
+
+TEST_CASE("tlb_spread: without the level's penalty a series is read against its own rise") {
+  const Finding f = test::analyze(series(2048, 95, {1843, 2356, 3686}), "tlb_spread");
+  CHECK(f.details["clean_slots"] == 1843);
+  CHECK(f.details["first_miss_slots"] == 2356);
+  // Nothing rises beyond the noise: every point is clean.
+  const Finding flat = test::analyze(series(1u << 20, 95, {1843, 2356, 3686}), "tlb_spread");
+  CHECK(flat.details["clean_slots"] == 3686);
+  CHECK_FALSE(flat.details.contains("first_miss_slots"));
+}
+
+TEST_CASE("tlb_spread: a few misses just past the entries end the clean run without counting as the miss") {
+  // 2048 of 2100 slots held: 2.5 % of the accesses miss, +2.4 of +95 cycles: beyond the
+  // noise, under a tenth of the penalty. The level holds fewer than 2100 slots; the
+  // first miss is the next point's.
+  const Finding f = test::analyze(series(2048, 95, {1843, 2100, 4711}), "tlb_spread", penalty(95));
+  CHECK(f.details["clean_slots"] == 1843);
+  CHECK(f.details["first_miss_slots"] == 4711);
+  CHECK(f.details.contains("unclear"));
+}
+
+TEST_CASE("tlb_spread: a series of one point is not read") {
+  const Finding f = test::analyze(series(2048, 95, {1843}), "tlb_spread", penalty(95));
+  CHECK(f.value.is_null());
+  CHECK(test::reason(f).find("two points") != std::string::npos);
+}
