@@ -123,6 +123,7 @@ Limits limits(const TopologyResult& r) {
   std::optional<std::uint64_t> l2 = r.one_sm_size_of("l2");
   if (!l2) l2 = r.driver.l2_bytes;
   if (l2 && *l2 > 0) l.slot_cap = std::clamp<std::uint64_t>(*l2 / kL2BytesPerSlot, 4, kMaxSlots);
+  l.aliased_slot_cap = 4 * l.slot_cap;
   return l;
 }
 
@@ -225,7 +226,7 @@ std::vector<SpreadRange> spread_ranges(const TopologyResult& r) {
     g.ways_hi = (b->cov_hi + span - 1) / span;
     g.penalty = L["miss_penalty_cycles"].get<double>();
     if (g.ways_lo < kSpreadMinWays || g.penalty <= 0) continue;
-    std::uint64_t most = std::min(lim.slot_cap, lim.footprint_cap / g.stride);
+    std::uint64_t most = std::min(lim.aliased_slot_cap, lim.footprint_cap / g.stride);
     if (i + 1 < levels.size()) {
       const auto next = bounds_of(r, levels[i + 1], lim);
       if (next) most = std::min(most, next->cov_lo / 10 * 9 / g.stride);
@@ -294,11 +295,12 @@ std::vector<ScopeRange> scope_ranges(const TopologyResult& r) {
     if (g.entries < 4) continue;
     g.hit_slots = g.entries * 3 / 4;
     g.miss_slots = 2 * g.hit_slots;
-    if (g.miss_slots * g.stride > lim.footprint_cap || g.miss_slots > lim.slot_cap) continue;
+    if (g.miss_slots * g.stride > lim.footprint_cap || g.miss_slots > lim.aliased_slot_cap) continue;
     // Every SM last: a level shared by any group of SMs (a TPC, a GPC) then has two of its
     // SMs chasing, wherever the scheduler puts the blocks.
-    for (const std::uint64_t blocks : {std::uint64_t{1}, std::uint64_t{2}, std::uint64_t{8}, std::uint64_t{32}, sms})
-      if (blocks <= sms && (g.blocks.empty() || blocks > g.blocks.back()) && blocks * g.hit_slots <= lim.slot_cap &&
+    for (const std::uint64_t blocks :
+         {std::uint64_t{1}, std::uint64_t{2}, std::uint64_t{8}, std::uint64_t{16}, std::uint64_t{32}, sms})
+      if (blocks <= sms && (g.blocks.empty() || blocks > g.blocks.back()) && blocks * g.hit_slots <= lim.aliased_slot_cap &&
           blocks * per_block_array_stride(g.hit_slots * g.stride) <= lim.footprint_cap)
         g.blocks.push_back(static_cast<std::uint32_t>(blocks));
     if (g.blocks.size() >= 2) out.push_back(std::move(g));

@@ -34,6 +34,11 @@ struct Limits {
   std::uint64_t footprint_cap = 0;        // the largest array of 'tlb', 'tlb_entries', 'tlb_sets'
   std::uint64_t contiguous_cap = 0;  // arrays in contiguous frames (the page-size steps)
   std::uint64_t slot_cap = 0;             // the most slots of one chase
+  // The most slots of the spread and scope steps (all SMs' together): over aliased frames a
+  // chase's lines lie in dense runs within the one block (consecutive slots a pad apart in
+  // each region the stride comes back to), so they crowd no set of the L2; four times the
+  // slot cap, at most a quarter of the L2 in lines.
+  std::uint64_t aliased_slot_cap = 0;
 };
 
 // The virtual footprint of the aliased sweeps ('tlb', 'tlb_entries', 'tlb_sets': one
@@ -75,8 +80,8 @@ std::vector<SpecOverride> range_sweep(const std::vector<Range>& ranges, const Li
 // 16 sets. With W the slots that fit at the span (the ways of one set), points a tenth
 // below and 15 % above k x W for k = 1, 2, 4, 8, 16: one set runs out past W, S sets past
 // S x W.
-// Up to the slot cap, the aliased footprint and, below the next level's coverage, a
-// tenth short of it (where that level would add misses of its own).
+// Up to the aliased slot cap, the aliased footprint and, below the next level's coverage,
+// a tenth short of it (where that level would add misses of its own).
 struct SpreadRange {
   std::size_t level = 0;
   std::uint64_t stride = 0;
@@ -92,8 +97,8 @@ const SpreadRange* spread_range_of(const std::vector<SpreadRange>& ranges, std::
 
 // 'tlb_scope': per level of E entries, at its reach (else the stride 'tlb_sets' used;
 // plus a pad of kSlotPad x (level + 1): one stride per level), 3E/4 slots per SM for
-// B = 1, 2, 8, 32 and all SMs at once (as many as the device has, and as fit the slot and
-// footprint limits: aliased frames, every SM's copy in pages of its own), and 3E/2 slots
+// B = 1, 2, 8, 16, 32 and all SMs at once (as many as the device has, and as fit the
+// aliased slot cap and footprint: every SM's copy in pages of its own), and 3E/2 slots
 // for one SM: the level's penalty on the same first slots, at the footprint two SMs
 // sharing the level would give it (a level that does not replace in LRU order misses
 // only a share of its accesses there, and two SMs sharing it the same share); a level

@@ -256,7 +256,7 @@ TEST_CASE("topology plan: the spread step sweeps open levels just above their sp
   r.tlb_row().levels = std::vector<nlohmann::json>{level(16, 16ull << 20, "full", 9), level(2048, 32ull << 20, "undetermined", 95),
                                                    level(4096, 64ull << 20, "undetermined", 700),
                                                    level(8192, 128ull << 20, "set-associative", 900)};
-  r.caches["l2"].size_bytes = 64ull << 20;  // the slot cap: 8192
+  r.caches["l2"].size_bytes = 64ull << 20;  // the slot cap: 8192; spread and scope: 32768
   const auto ranges = tlb_sweeps::spread_ranges(r);
   REQUIRE(ranges.size() == 3);
   CHECK(ranges[0].stride == (17ull << 20) + tlb_sweeps::kSlotPad);
@@ -267,8 +267,9 @@ TEST_CASE("topology plan: the spread step sweeps open levels just above their sp
   // The second level: up to 0.9 x 256 GiB (the next level) at 34 MiB: 6939 slots, k = 2.
   CHECK(ranges[1].slots == std::vector<std::uint64_t>{1843, 2356, 3686, 4711});
   CHECK(ranges[1].most_sets == 2);
-  // The third: the slot cap, k = 1.
-  CHECK(ranges[2].slots == std::vector<std::uint64_t>{3686, 4711});
+  // The third: the aliased footprint (1 TiB at 68 MiB: 15420 slots), k = 2.
+  CHECK(ranges[2].slots == std::vector<std::uint64_t>{3686, 4711, 7372, 9421});
+  CHECK(ranges[2].most_sets == 2);
   for (const auto& g : ranges)
     for (const auto n : g.slots) CHECK(n * g.stride <= tlb_sweeps::kAliasedFootprintCap);
   const auto o = overrides(step(plan, "tlb_spread").sizes_from(r));
