@@ -119,7 +119,7 @@ class TlbScopeAnalyzer final : public Analyzer {
   }
 
   Finding analyze_level(std::uint64_t stride, std::vector<ScopePoint>& pts, double min_penalty, double z) const {
-    nlohmann::json ev{{"stride_bytes", stride}, {"points", nlohmann::json::array()}};
+    nlohmann::json ev{{"stride_bytes", stride}, {"points", nlohmann::json::array()}, {"points_not_read", nlohmann::json::array()}};
     auto fail = [&](const std::string& why) {
       Finding f = stats::undetermined(name(), "", "stride " + format_bytes(stride) + ": " + why);
       f.details["stride_bytes"] = stride;
@@ -168,10 +168,12 @@ class TlbScopeAnalyzer final : public Analyzer {
                        {"block0_mean", r.mean}, {"se", r.se}, {"rise_cycles", d}, {"share_of_penalty", share}};
       std::string verdict;
       if (block0_sm(*sp) != block0_sm(*alone)) {
-        // Another SM sees the same lines at other latencies (the L2's near and far halves).
-        verdict = "block 0 on another SM";
-        unread = "block 0 ran on SM " + std::to_string(block0_sm(*sp)) + " with " + std::to_string(sp->blocks) +
-                 " SMs at once, on SM " + std::to_string(block0_sm(*alone)) + " alone: not the same lines' latencies";
+        // Another SM sees the same lines at other latencies (the L2's near and far halves):
+        // this point is not read; the others still are.
+        verdict = "block 0 on another SM: not read";
+        ev["points_not_read"].push_back("block 0 ran on SM " + std::to_string(block0_sm(*sp)) + " with " +
+                                        std::to_string(sp->blocks) + " SMs at once, on SM " +
+                                        std::to_string(block0_sm(*alone)) + " alone: not the same lines' latencies");
       } else if (sp->sms.size() < sp->blocks) {
         verdict = "blocks shared SMs";
         unread = std::to_string(sp->blocks) + " blocks ran on " + std::to_string(sp->sms.size()) + " SMs";
@@ -193,6 +195,8 @@ class TlbScopeAnalyzer final : public Analyzer {
       ev["points"].push_back(j);
     }
     if (!unread.empty()) return fail(unread + ": the scope is not read");
+    if (smallest_shared == 0 && largest_private == 1)
+      return fail("no point of several SMs at once had block 0 on the SM it ran on alone: the scope is not read");
     Finding fd;
     fd.analyzer = name();
     fd.unit = "";

@@ -126,14 +126,22 @@ TEST_CASE("tlb_scope: traces without arrays per block are not read") {
   CHECK(test::reason(f).find("layout.array per_block") != std::string::npos);
 }
 
-TEST_CASE("tlb_scope: block 0 on another SM than alone is not read against itself") {
+TEST_CASE("tlb_scope: a point whose block 0 ran on another SM than alone is not read against itself") {
   TraceSet t = scope_sweep(false);
   for (auto& s : t.points[1].samples)  // the two-SM point: block 0 moved to SM 7
     if (s.thread % 2 == 0) s.sm_id = 7;
   const Finding f = test::analyze(t, "tlb_scope");
   INFO(f.to_json().dump());
-  CHECK(f.value.is_null());
-  CHECK(test::reason(f).find("block 0 ran on SM 7") != std::string::npos);
+  // The eight-SM point is read: private up to 8.
+  CHECK(f.value == "sm");
+  CHECK(f.details["private_up_to_sms"] == 8);
+  CHECK(f.evidence["points_not_read"][0].get<std::string>().find("block 0 ran on SM 7") != std::string::npos);
+  // Every point of several SMs moved: nothing to read.
+  for (auto& s : t.points[0].samples)
+    if (s.thread % 8 == 0) s.sm_id = 7;
+  const Finding none = test::analyze(t, "tlb_scope");
+  CHECK(none.value.is_null());
+  CHECK(test::reason(none).find("no point of several SMs") != std::string::npos);
 }
 
 TEST_CASE("tlb_scope: a level shared by pairs of SMs is private to 2 chasing SMs on other pairs, shared by 8") {
