@@ -14,6 +14,7 @@ std::unique_ptr<Analyzer> make_stage_profile_analyzer();
 std::unique_ptr<Analyzer> make_tlb_analyzer();
 std::unique_ptr<Analyzer> make_tlb_scope_analyzer();
 std::unique_ptr<Analyzer> make_tlb_spread_analyzer();
+std::unique_ptr<Analyzer> make_tlb_overflow_analyzer();
 std::unique_ptr<Analyzer> make_page_size_analyzer();
 std::unique_ptr<Analyzer> make_bank_conflicts_analyzer();
 std::unique_ptr<Analyzer> make_bandwidth_analyzer();
@@ -35,6 +36,7 @@ const std::vector<std::unique_ptr<Analyzer>>& analyzers() {
     v.push_back(make_tlb_analyzer());
     v.push_back(make_tlb_scope_analyzer());
     v.push_back(make_tlb_spread_analyzer());
+    v.push_back(make_tlb_overflow_analyzer());
     v.push_back(make_page_size_analyzer());
     v.push_back(make_bank_conflicts_analyzer());
     v.push_back(make_bandwidth_analyzer());

@@ -24,10 +24,10 @@
 #include <limits>
 #include <map>
 #include <optional>
-#include <sstream>
 
 #include "analyzers/analyzer.hpp"
 #include "analyzers/stats/report.hpp"
+#include "analyzers/stats/stride_penalties.hpp"
 #include "engine/spec/units.hpp"
 
 namespace dissect {
@@ -60,23 +60,6 @@ SpreadPoint read_point(const PointTrace& p, std::uint64_t slots) {
   return sp;
 }
 
-// "STRIDE:CYCLES STRIDE:CYCLES" (bytes, cycles).
-std::map<std::uint64_t, double> parse_penalties(const std::string& text) {
-  std::map<std::uint64_t, double> out;
-  std::istringstream is(text);
-  std::string item;
-  while (is >> item) {
-    const auto colon = item.find(':');
-    if (colon == std::string::npos) continue;
-    try {
-      out[std::stoull(item.substr(0, colon))] = std::stod(item.substr(colon + 1));
-    } catch (const std::exception&) {
-      // A malformed item names no stride: that series falls back to its own rise.
-    }
-  }
-  return out;
-}
-
 class TlbSpreadAnalyzer final : public Analyzer {
  public:
   std::string name() const override { return "tlb_spread"; }
@@ -91,7 +74,7 @@ class TlbSpreadAnalyzer final : public Analyzer {
   }
 
   std::vector<Finding> analyze(const TraceSet& traces, const AnalyzerParams& params) const override {
-    const auto penalties = parse_penalties(params.text("penalties", ""));
+    const auto penalties = stats::parse_stride_penalties(params.text("penalties", ""));
     const double z = params.number("z", 4);
     std::map<std::uint64_t, std::vector<const PointTrace*>> by_stride;
     for (const auto& p : traces.points) {

@@ -163,8 +163,18 @@ std::vector<Range> level_ranges(const TopologyResult& r, Fill fill) {
     Range g;
     g.level = i;
     g.stride = b->stride;
+    const nlohmann::json& L = (*r.tlb->levels)[i];
+    if (L.contains("miss_penalty_cycles") && L["miss_penalty_cycles"].is_number())
+      g.penalty = L["miss_penalty_cycles"].get<double>();
     const std::uint64_t unit = b->stride - kSlotPad;
-    if (fill(g, b->cov_lo / unit, b->cov_hi / unit)) out.push_back(g);
+    // From the footprint sweep's last clean point at this stride where it lies lower: a
+    // narrowed bracket may start past a level that misses a few accesses at a time.
+    std::uint64_t lo = b->cov_lo / unit;
+    if (L.contains("knees_at_coverage") && L["knees_at_coverage"].is_array())
+      for (const auto& k : L["knees_at_coverage"])
+        if (k.value("stride_bytes", std::uint64_t{0}) == g.stride && k.value("clean_slots", std::uint64_t{0}) > 0)
+          lo = std::min(lo, k["clean_slots"].get<std::uint64_t>());
+    if (fill(g, lo, b->cov_hi / unit)) out.push_back(g);
   }
   return out;
 }
@@ -268,6 +278,15 @@ const SpreadRange* spread_range_of(const std::vector<SpreadRange>& ranges, std::
   return nullptr;
 }
 
+std::vector<SpecOverride> stage_sweep(const std::vector<Range>& ranges, const Limits& limits) {
+  auto out = range_sweep(ranges, limits);
+  std::string penalties;
+  for (const auto& g : ranges)
+    if (g.penalty > 0) penalties += (penalties.empty() ? "" : " ") + std::to_string(g.stride) + ":" + std::to_string(g.penalty);
+  out.push_back({"analyzers", "[{tlb: {strides: separate}}, {tlb_overflow: {penalties: '" + penalties + "'}}]"});
+  return out;
+}
+
 std::vector<ScopeRange> scope_ranges(const TopologyResult& r) {
   std::vector<ScopeRange> out;
   if (!r.tlb || !r.tlb->levels) return out;
@@ -296,12 +315,17 @@ std::vector<ScopeRange> scope_ranges(const TopologyResult& r) {
     g.hit_slots = g.entries * 3 / 4;
     g.miss_slots = 2 * g.hit_slots;
     if (g.miss_slots * g.stride > lim.footprint_cap || g.miss_slots > lim.aliased_slot_cap) continue;
+    // Every SM's slots together stay a tenth short of the next level's coverage: SMs that
+    // overran a shared next level would pay its penalty, whatever this level's scope.
+    std::uint64_t footprint_cap = lim.footprint_cap;
+    if (i + 1 < r.tlb->levels->size())
+      if (const auto next = bounds_of(r, (*r.tlb->levels)[i + 1], lim)) footprint_cap = std::min(footprint_cap, next->cov_lo / 10 * 9);
     // Every SM last: a level shared by any group of SMs (a TPC, a GPC) then has two of its
     // SMs chasing, wherever the scheduler puts the blocks.
     for (const std::uint64_t blocks :
          {std::uint64_t{1}, std::uint64_t{2}, std::uint64_t{8}, std::uint64_t{16}, std::uint64_t{32}, sms})
       if (blocks <= sms && (g.blocks.empty() || blocks > g.blocks.back()) && blocks * g.hit_slots <= lim.aliased_slot_cap &&
-          blocks * per_block_array_stride(g.hit_slots * g.stride) <= lim.footprint_cap)
+          blocks * per_block_array_stride(g.hit_slots * g.stride) <= footprint_cap)
         g.blocks.push_back(static_cast<std::uint32_t>(blocks));
     if (g.blocks.size() >= 2) out.push_back(std::move(g));
   }

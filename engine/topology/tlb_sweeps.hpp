@@ -65,6 +65,7 @@ struct Range {
   std::size_t level = 0;
   std::uint64_t stride = 0;
   std::uint64_t from_slots = 0, to_slots = 0, step_slots = 1;
+  double penalty = 0;  // the level's miss penalty (cycles), 0 where none was read
 };
 
 // 'tlb_entries': the levels whose coverage 'tlb' left more than 48 slots wide.
@@ -73,6 +74,9 @@ std::vector<Range> entry_ranges(const TopologyResult& r);
 std::vector<Range> stage_ranges(const TopologyResult& r);
 // The sweep of a list of ranges: {zip: [{array.size, array.stride, iterations}]}.
 std::vector<SpecOverride> range_sweep(const std::vector<Range>& ranges, const Limits& limits);
+// 'tlb_sets': range_sweep, and its analyzers: the tlb analyzer per stride, and
+// tlb_overflow with each range's penalty (the pigeonhole count per pass).
+std::vector<SpecOverride> stage_sweep(const std::vector<Range>& ranges, const Limits& limits);
 
 // 'tlb_spread': every level whose span the footprint sweep saw and whose sets the steps
 // before left open or read as one (fully associative): slots a stride of span x 17/16
@@ -98,7 +102,8 @@ const SpreadRange* spread_range_of(const std::vector<SpreadRange>& ranges, std::
 // 'tlb_scope': per level of E entries, at its reach (else the stride 'tlb_sets' used;
 // plus a pad of kSlotPad x (level + 1): one stride per level), 3E/4 slots per SM for
 // B = 1, 2, 8, 16, 32 and all SMs at once (as many as the device has, and as fit the
-// aliased slot cap and footprint: every SM's copy in pages of its own), and 3E/2 slots
+// aliased slot cap and footprint, and a tenth short of the next level's coverage: every
+// SM's copy in pages of its own), and 3E/2 slots
 // for one SM: the level's penalty on the same first slots, at the footprint two SMs
 // sharing the level would give it (a level that does not replace in LRU order misses
 // only a share of its accesses there, and two SMs sharing it the same share); a level

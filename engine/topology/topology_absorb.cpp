@@ -466,6 +466,23 @@ void tlb_sets(TopologyResult& r, const Findings& fs) {
             lo = std::min(lo, (k["clean_slots"].get<std::uint64_t>() - 1) * g->stride + 1);
       hi = std::min(b, (m > 0 ? m - 1 : 0) * g->stride);
       if (hi < lo) lo = a, hi = b;  // the stage's first misses contradict the bracket: keep the bracket
+      // Counted pass by pass (tlb_overflow): n slots without a miss in any pass fit (no
+      // policy misses below its capacity), m with a miss in every pass do not.
+      for (const Finding& o : fs) {
+        if (o.analyzer != "tlb_overflow" || o.details.value("stride_bytes", std::uint64_t{0}) != g->stride ||
+            !o.details.contains("holds_slots"))
+          continue;
+        const auto n_ok = o.details["holds_slots"].get<std::uint64_t>();
+        std::uint64_t o_lo = n_ok > 0 ? (n_ok - 1) * g->stride + 1 : 0, o_hi = hi;
+        if (o.details.contains("overflow_slots")) o_hi = (o.details["overflow_slots"].get<std::uint64_t>() - 1) * g->stride;
+        if (std::max(lo, o_lo) <= std::min(hi, o_hi)) {
+          lo = std::max(lo, o_lo);
+          hi = std::min(hi, o_hi);
+          L["overflow_note"] = o.summary;
+        } else {
+          L["overflow_note"] = o.summary + ": outside the bracket the other readings give, not used";
+        }
+      }
     } else {
       std::tie(lo, hi) = coverage_of(found, L);
       // One slot at a time: C is a whole number of g in ((n - 1) s, n s].
@@ -596,8 +613,10 @@ void tlb_spread(TopologyResult& r, const Findings& fs) {
       L.erase("entries_if_fully_associative");
       L.erase("sets_at_least");
       if (w_lo == w_hi) {
+        // One whole number of span-sized stretches in the bracket: the coverage is it.
         L["entries"] = sets * w_lo;
         L.erase("entries_range");
+        set_coverage(L, w_lo * span, w_lo * span);
       } else {
         L["entries"] = nullptr;
         L["entries_range"] = {sets * w_lo, sets * w_hi};

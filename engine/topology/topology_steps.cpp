@@ -507,7 +507,7 @@ std::vector<TopologyStep> topology_plan() {
                   .sizes_from = [](const TopologyResult& r) -> StepSizing {
                     const auto ranges = tlb_sweeps::stage_ranges(r);
                     if (ranges.empty()) return SkipStep{"no TLB level was found"};
-                    return tlb_sweeps::range_sweep(ranges, tlb_sweeps::limits(r));
+                    return tlb_sweeps::stage_sweep(ranges, tlb_sweeps::limits(r));
                   },
                   .absorb = absorb::tlb_sets});
   // One set or several: slots spread over every set at a stride just above each open

@@ -240,7 +240,7 @@ TEST_CASE("topology plan: the later TLB steps sweep around the levels 'tlb' foun
   CHECK(page["sweep.array.stride"] == "{from: 4096 B, to: 268435456 B, factor: 2}");
 }
 
-TEST_CASE("topology plan: the spread step sweeps open levels just above their span, clear of the next level") {
+TEST_CASE("topology plan: the spread and scope steps sweep each level clear of the next level") {
   const auto plan = topology_plan();
   TopologyResult r;
   CHECK(std::holds_alternative<SkipStep>(step(plan, "tlb_spread").sizes_from(r)));
@@ -275,6 +275,15 @@ TEST_CASE("topology plan: the spread step sweeps open levels just above their sp
   const auto o = overrides(step(plan, "tlb_spread").sizes_from(r));
   CHECK(o.at("analyzers").find("tlb_spread") != std::string::npos);
   CHECK(o.at("analyzers").find(std::to_string(ranges[1].stride) + ":95") != std::string::npos);
+  // The scope step: every SM's 3E/4 slots together a tenth short of the next level's
+  // coverage (two SMs of 48 GiB each below 256 GiB, eight not), and of the aliased slots.
+  r.device.sm_count = 132;
+  const auto scope = tlb_sweeps::scope_ranges(r);
+  REQUIRE(scope.size() >= 2);
+  CHECK(scope[0].blocks == std::vector<std::uint32_t>{1, 2, 8, 16, 32, 132});
+  CHECK(scope[1].hit_slots == 1536);
+  CHECK(scope[1].miss_slots == 3072);
+  CHECK(scope[1].blocks == std::vector<std::uint32_t>{1, 2});
 }
 
 TEST_CASE("topology plan: on-chip L1 steps keep two passes of every N within the smallest shared configuration") {

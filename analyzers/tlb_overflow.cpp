@@ -1,0 +1,177 @@
+// tlb_overflow: a TLB level's capacity in slots by the pigeonhole principle (issue 16),
+// from a sweep that adds one slot at a time (the topology's tlb_sets step). A chase that
+// visits N slots, each needing an entry of its own, through a level of C entries misses
+// at least once in every pass over the slots when N > C, whatever the level replaces
+// (LRU, random, or a policy that keeps most of a cyclic chase), and never once N <= C
+// (after the first pass has loaded them). The staircase reading of the tlb analyzer
+// needs the same slots to miss at every larger N; a level that replaces in other than
+// LRU order misses a few slots at a time, other ones from pass to pass, and its first
+// misses hide in the per-slot medians. Here each timed pass is counted on its own.
+//
+// A sample misses when its latency exceeds its slot's own latency at the series' first
+// point (below the capacity: the data path's near and far L2 halves drop out) by half
+// to three times the level's penalty (parameter `penalties`, "STRIDE:CYCLES ...", as
+// the topology hands it over): slower samples are interrupts or deeper misses, not
+// this level's. A point holds when its timed passes (the first pass, which loads the
+// entries, left out) show at most one such sample in all, and overflows when every one
+// of them shows one or more. The level holds the largest N before which every point
+// holds; it overflows at the first N past it from which every point overflows.
+#include <algorithm>
+#include <cmath>
+#include <limits>
+#include <map>
+#include <optional>
+
+#include "analyzers/analyzer.hpp"
+#include "analyzers/stats/quantiles.hpp"
+#include "analyzers/stats/report.hpp"
+#include "analyzers/stats/stride_penalties.hpp"
+#include "engine/spec/units.hpp"
+
+namespace dissect {
+namespace {
+
+struct OverflowPoint {
+  std::uint64_t slots = 0;
+  std::vector<std::uint32_t> misses;  // per timed pass
+  bool holds() const {
+    std::uint32_t total = 0;
+    for (auto m : misses) total += m;
+    return !misses.empty() && total <= 1;
+  }
+  bool overflows() const {
+    return misses.size() >= 2 && *std::min_element(misses.begin(), misses.end()) >= 1;
+  }
+};
+
+// The samples of a point in visiting order.
+std::vector<const Sample*> in_order(const PointTrace& p) {
+  auto v = p.measured_samples();
+  std::stable_sort(v.begin(), v.end(), [](const Sample* a, const Sample* b) { return a->seq < b->seq; });
+  return v;
+}
+
+class TlbOverflowAnalyzer final : public Analyzer {
+ public:
+  std::string name() const override { return "tlb_overflow"; }
+  std::string purpose() const override {
+    return "TLB capacity in slots by the pigeonhole principle: the largest N with no miss in any pass, the first N "
+           "with a miss in every pass (any replacement policy), from sweeps one slot at a time";
+  }
+  std::vector<AnalyzerParam> params() const override {
+    return {{"penalties", "", "per stride, the level's miss penalty: 'STRIDE:CYCLES ...' (bytes; the topology sets it); "
+                              "a stride not named is not read"}};
+  }
+
+  std::vector<Finding> analyze(const TraceSet& traces, const AnalyzerParams& params) const override {
+    const auto penalties = stats::parse_stride_penalties(params.text("penalties", ""));
+    std::map<std::uint64_t, std::vector<const PointTrace*>> by_stride;
+    for (const auto& p : traces.points) {
+      if (p.status != "ok" && !p.status.empty()) continue;
+      if (p.param("kernel", "pchase") != "pchase" || p.samples.empty() || p.stride_bytes() == 0) continue;
+      by_stride[p.stride_bytes()].push_back(&p);
+    }
+    std::vector<Finding> out;
+    for (auto& [stride, points] : by_stride) {
+      const auto it = penalties.find(stride);
+      if (it == penalties.end() || !(it->second > 0)) continue;
+      out.push_back(analyze_series(stride, points, it->second));
+    }
+    if (out.empty())
+      return {stats::undetermined(name(), "slots",
+                                  "no series with a level's penalty (parameter penalties, 'STRIDE:CYCLES ...'): "
+                                  "nothing to count misses against")};
+    return out;
+  }
+
+ private:
+  Finding analyze_series(std::uint64_t stride, std::vector<const PointTrace*>& points, double penalty) const {
+    std::sort(points.begin(), points.end(),
+              [](const PointTrace* a, const PointTrace* b) { return a->size_bytes() < b->size_bytes(); });
+    nlohmann::json ev{{"stride_bytes", stride},
+                      {"penalty_cycles", penalty},
+                      {"miss_window_cycles", {penalty / 2, 3 * penalty}},
+                      {"points", nlohmann::json::array()}};
+    auto fail = [&](const std::string& why) {
+      Finding f = stats::undetermined(name(), "slots", "stride " + format_bytes(stride) + ": " + why);
+      f.details["stride_bytes"] = stride;
+      f.evidence = ev;
+      return f;
+    };
+    if (points.size() < 2) return fail("needs two points or more, one slot apart");
+    // Each slot's own latency at the first point, over its timed passes.
+    const std::uint64_t first_slots = points.front()->size_bytes() / stride;
+    std::map<std::uint64_t, std::vector<double>> at_first;
+    {
+      const auto v = in_order(*points.front());
+      for (std::size_t i = first_slots; i < v.size(); ++i) at_first[v[i]->offset_bytes / stride].push_back(v[i]->latency);
+    }
+    std::map<std::uint64_t, double> reference;
+    for (auto& [slot, lat] : at_first) reference[slot] = stats::median(lat);
+    if (reference.empty()) return fail("the first point has no timed pass past its first");
+    std::vector<OverflowPoint> pts;
+    for (const PointTrace* p : points) {
+      OverflowPoint op;
+      op.slots = p->size_bytes() / stride;
+      const auto v = in_order(*p);
+      const std::size_t passes = op.slots == 0 ? 0 : v.size() / op.slots;
+      for (std::size_t pass = 1; pass < passes; ++pass) {
+        std::uint32_t m = 0;
+        for (std::size_t i = pass * op.slots; i < (pass + 1) * op.slots; ++i) {
+          const auto ref = reference.find(v[i]->offset_bytes / stride);
+          if (ref == reference.end()) continue;
+          const double excess = v[i]->latency - ref->second;
+          if (excess >= penalty / 2 && excess <= 3 * penalty) ++m;
+        }
+        op.misses.push_back(m);
+      }
+      ev["points"].push_back({{"slots", op.slots},
+                              {"misses_per_pass", op.misses},
+                              {"verdict", op.holds() ? "holds" : op.overflows() ? "overflows" : "unclear"}});
+      pts.push_back(std::move(op));
+    }
+    if (!pts.front().holds())
+      return fail("the first point (" + std::to_string(pts.front().slots) +
+                  " slots) does not hold: the sweep starts past the level's capacity, or its misses are noise");
+    std::size_t holds = 0;
+    while (holds + 1 < pts.size() && pts[holds + 1].holds()) ++holds;
+    std::optional<std::size_t> overflow;
+    for (std::size_t i = holds + 1; i < pts.size(); ++i)
+      if (pts[i].overflows()) {
+        overflow = i;
+        break;
+      }
+    if (overflow) {
+      for (std::size_t i = *overflow; i < pts.size(); ++i)
+        if (!pts[i].overflows())
+          return fail(std::to_string(pts[i].slots) + " slots miss in fewer than every pass after " +
+                      std::to_string(pts[*overflow].slots) + " missed in every one: not a level running out");
+    }
+    for (std::size_t i = holds + 1; i < pts.size(); ++i)
+      if (pts[i].holds())
+        return fail(std::to_string(pts[i].slots) + " slots hold after " + std::to_string(pts[holds + 1].slots) +
+                    " did not: no single capacity");
+    Finding f;
+    f.analyzer = name();
+    f.unit = "slots";
+    f.value = pts[holds].slots;
+    f.confidence = 0.9;
+    f.details["stride_bytes"] = stride;
+    f.details["holds_slots"] = pts[holds].slots;
+    f.evidence = ev;
+    f.summary = "slots " + format_bytes(stride) + " apart: no miss in any pass up to " + std::to_string(pts[holds].slots);
+    if (overflow) {
+      f.details["overflow_slots"] = pts[*overflow].slots;
+      f.summary += ", a miss in every pass from " + std::to_string(pts[*overflow].slots);
+    } else {
+      f.summary += "; no point past it misses in every pass";
+    }
+    return f;
+  }
+};
+
+}  // namespace
+
+std::unique_ptr<Analyzer> make_tlb_overflow_analyzer() { return std::make_unique<TlbOverflowAnalyzer>(); }
+
+}  // namespace dissect

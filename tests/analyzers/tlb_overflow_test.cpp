@@ -1,0 +1,79 @@
+// tlb_overflow on series one slot at a time through a level of C entries that misses
+// only a few slots per pass past them, other ones from pass to pass (not LRU), over a
+// data path whose latency differs per slot: the pigeonhole count per pass finds C.
+#include <doctest/doctest.h>
+
+#include <random>
+
+#include "support/analysis.hpp"
+
+using namespace dissect;
+
+namespace {
+
+constexpr std::uint64_t kStride = (32ull << 20) + 32;
+constexpr double kPenalty = 100;
+
+// One point of `slots` slots: a first pass and three more, each pass past C missing
+// (N - C) slots picked at random; `stray` adds one slow sample to the second pass.
+PointTrace overflow_point(std::size_t id, std::uint64_t slots, std::uint64_t capacity, bool stray = false) {
+  PointTrace p;
+  p.point_id = id;
+  p.params = {{"kernel", "pchase"}, {"size_bytes", std::to_string(slots * kStride)}, {"stride_bytes", std::to_string(kStride)}};
+  std::mt19937 rng(static_cast<std::uint32_t>(5 + id));
+  std::normal_distribution<double> jitter(0, 3);
+  for (std::uint64_t pass = 0; pass < 4; ++pass) {
+    std::vector<char> miss(slots, 0);
+    for (std::uint64_t k = 0; slots > capacity && k < slots - capacity; ++k) miss[rng() % slots] = 1;
+    for (std::uint64_t j = 0; j < slots; ++j) {
+      Sample s;
+      s.seq = pass * slots + j;
+      const std::uint64_t slot = (j * 7919) % slots;
+      s.offset_bytes = slot * kStride;
+      const double path = slot % 3 == 0 ? 330 : 300;
+      s.latency = path + (miss[slot] ? kPenalty : 0) + jitter(rng);
+      if (stray && pass == 1 && j == 5) s.latency += kPenalty;
+      p.samples.push_back(s);
+    }
+  }
+  return p;
+}
+
+TraceSet series(std::uint64_t capacity, std::uint64_t from, std::uint64_t to, std::uint64_t stray_at = 0) {
+  TraceSet t;
+  for (std::uint64_t n = from; n <= to; ++n) t.points.push_back(overflow_point(t.points.size(), n, capacity, n == stray_at));
+  return t;
+}
+
+nlohmann::json penalty() { return {{"penalties", std::to_string(kStride) + ":" + std::to_string(kPenalty)}}; }
+
+}  // namespace
+
+TEST_CASE("tlb_overflow: a level that misses a few slots per pass past 2048 holds 2048, overflows at 2049") {
+  const Finding f = test::analyze(series(2048, 2044, 2056, 2046), "tlb_overflow", penalty());
+  CAPTURE(f.summary);
+  CHECK(f.value == 2048);
+  CHECK(f.details["holds_slots"] == 2048);
+  CHECK(f.details["overflow_slots"] == 2049);
+  CHECK(f.details["stride_bytes"] == kStride);
+}
+
+TEST_CASE("tlb_overflow: without the level's penalty no series is read") {
+  const Finding f = test::analyze(series(2048, 2044, 2050), "tlb_overflow");
+  CHECK(f.value.is_null());
+  CHECK(test::reason(f).find("penalties") != std::string::npos);
+}
+
+TEST_CASE("tlb_overflow: a sweep that starts past the capacity is not read") {
+  const Finding f = test::analyze(series(2040, 2044, 2050), "tlb_overflow", penalty());
+  CHECK(f.value.is_null());
+  CHECK(test::reason(f).find("does not hold") != std::string::npos);
+}
+
+TEST_CASE("tlb_overflow: a point that holds again after one that did not leaves no single capacity") {
+  TraceSet t = series(2048, 2044, 2052);
+  // The point of 2051 slots: no miss at all.
+  t.points[7] = overflow_point(7, 2051, 1u << 20);
+  const Finding f = test::analyze(t, "tlb_overflow", penalty());
+  CHECK(f.value.is_null());
+}
