@@ -13,9 +13,10 @@
 // to three times the level's penalty (parameter `penalties`, "STRIDE:CYCLES ...", as
 // the topology hands it over): slower samples are interrupts or deeper misses, not
 // this level's. A point holds when its timed passes (the first pass, which loads the
-// entries, left out) show at most one such sample in all, and overflows when every one
-// of them shows one or more. The level holds the largest N before which every point
-// holds; it overflows at the first N past it from which every point overflows.
+// entries, left out, and of four passes or more the second too) show at most one such
+// sample in all, and overflows when every one of them shows one or more. The level holds
+// the largest N up to which every point from the first that holds holds; it overflows at
+// the first N past it from which every point overflows.
 #include <algorithm>
 #include <cmath>
 #include <limits>
@@ -115,7 +116,10 @@ class TlbOverflowAnalyzer final : public Analyzer {
       op.slots = p->size_bytes() / stride;
       const auto v = in_order(*p);
       const std::size_t passes = op.slots == 0 ? 0 : v.size() / op.slots;
-      for (std::size_t pass = 1; pass < passes; ++pass) {
+      // The first pass loads the entries; a level that is not LRU may still be settling in
+      // the next (stray misses in it alone, where the later passes have none): of four
+      // passes or more, the last ones count.
+      for (std::size_t pass = passes >= 4 ? 2 : 1; pass < passes; ++pass) {
         std::uint32_t m = 0;
         for (std::size_t i = pass * op.slots; i < (pass + 1) * op.slots; ++i) {
           const auto ref = reference.find(v[i]->offset_bytes / stride);
@@ -130,10 +134,16 @@ class TlbOverflowAnalyzer final : public Analyzer {
                               {"verdict", op.holds() ? "holds" : op.overflows() ? "overflows" : "unclear"}});
       pts.push_back(std::move(op));
     }
-    if (!pts.front().holds())
-      return fail("the first point (" + std::to_string(pts.front().slots) +
-                  " slots) does not hold: the sweep starts past the level's capacity, or its misses are noise");
+    // Points before the first that holds may be unclear (a stray miss); one that misses in
+    // every pass there means the sweep starts past the capacity, or the misses are noise.
     std::size_t holds = 0;
+    while (holds < pts.size() && !pts[holds].holds()) {
+      if (pts[holds].overflows())
+        return fail(std::to_string(pts[holds].slots) + " slots, before any point that holds, miss in every pass: "
+                    "the sweep starts past the level's capacity, or its misses are noise");
+      ++holds;
+    }
+    if (holds == pts.size()) return fail("no point holds (no pass without a miss)");
     while (holds + 1 < pts.size() && pts[holds + 1].holds()) ++holds;
     std::optional<std::size_t> overflow;
     for (std::size_t i = holds + 1; i < pts.size(); ++i)

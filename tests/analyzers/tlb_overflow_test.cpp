@@ -67,7 +67,17 @@ TEST_CASE("tlb_overflow: without the level's penalty no series is read") {
 TEST_CASE("tlb_overflow: a sweep that starts past the capacity is not read") {
   const Finding f = test::analyze(series(2040, 2044, 2050), "tlb_overflow", penalty());
   CHECK(f.value.is_null());
-  CHECK(test::reason(f).find("does not hold") != std::string::npos);
+  CHECK(test::reason(f).find("starts past the level's capacity") != std::string::npos);
+}
+
+TEST_CASE("tlb_overflow: a stray miss before the first point that holds is passed over") {
+  TraceSet t = series(2048, 2044, 2052);
+  // The first point: misses in its last pass only (neither holding nor overflowing).
+  for (auto& s : t.points[0].samples)
+    if (s.seq >= 3 * 2044 && s.seq < 3 * 2044 + 4) s.latency += kPenalty;
+  const Finding f = test::analyze(t, "tlb_overflow", penalty());
+  CHECK(f.details["holds_slots"] == 2048);
+  CHECK(f.details["overflow_slots"] == 2049);
 }
 
 TEST_CASE("tlb_overflow: a point that holds again after one that did not leaves no single capacity") {
