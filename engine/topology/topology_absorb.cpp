@@ -600,8 +600,14 @@ void tlb_spread(TopologyResult& r, const Findings& fs) {
     std::string seen = "no miss up to " + std::to_string(c) + " slots";
     if (f.details.contains("first_miss_slots")) {
       const auto m = f.details["first_miss_slots"].get<std::uint64_t>();
-      k_hi = (m + w_lo - 1) / w_lo - 1;
       seen += ", misses at " + std::to_string(m);
+      // A point between the clean ones and the first miss, beyond the noise but under a
+      // tenth of the penalty, fits no whole number of sets: k sets of W miss at least
+      // (N - k W) / N of the accesses past k W, whatever they replace, at the level's
+      // penalty; fewer is a penalty that differs at this stride, or another level's
+      // misses. The first miss then bounds nothing.
+      if (f.details.contains("unclear")) seen += " (" + f.details["unclear"].get<std::string>() + ")";
+      else k_hi = (m + w_lo - 1) / w_lo - 1;
     }
     const std::string ways = w_lo == w_hi ? std::to_string(w_lo) : std::to_string(w_lo) + "-" + std::to_string(w_hi);
     L["spread_note"] = "slots " + apart + ": " + seen + "; " + ways + " fit at the span";

@@ -339,6 +339,16 @@ TEST_CASE("topology absorb: slots spread over the sets tell one set from several
     CHECK(l["sets_note"].get<std::string>().find("no whole number of sets") != std::string::npos);
   }
   {
+    // A point between clean and missing before the first miss: the miss bounds nothing,
+    // and one set is not claimed.
+    TopologyResult r = result("undetermined");
+    absorb::tlb_spread(r, {spread(r, {{"clean_slots", 1843}, {"first_miss_slots", 3686}, {"unclear", "2356 slots rise by 9"}})});
+    const json& l = (*r.tlb->levels)[0];
+    CHECK(l["associativity"] == "undetermined");
+    CHECK_FALSE(l.contains("sets"));
+    CHECK(l["spread_note"].get<std::string>().find("2356 slots rise by 9") != std::string::npos);
+  }
+  {
     // An unread series changes nothing but its note.
     TopologyResult r = result("full");
     absorb::tlb_spread(r, {spread(r, {{"reason", "needs two points"}})});
