@@ -314,6 +314,8 @@ std::vector<ScopeRange> scope_ranges(const TopologyResult& r) {
     if (g.entries < 4) continue;
     g.hit_slots = g.entries * 3 / 4;
     g.miss_slots = 2 * g.hit_slots;
+    if (L.contains("miss_penalty_cycles") && L["miss_penalty_cycles"].is_number())
+      g.penalty = L["miss_penalty_cycles"].get<double>();
     if (g.miss_slots * g.stride > lim.footprint_cap || g.miss_slots > lim.aliased_slot_cap) continue;
     // Every SM's slots together stay a tenth short of the next level's coverage: SMs that
     // overran a shared next level would pay its penalty, whatever this level's scope.
@@ -339,22 +341,27 @@ std::vector<SpecOverride> scope_sweep(const std::vector<ScopeRange>& ranges) {
     return s + "]";
   };
   std::vector<std::uint64_t> blocks, sizes, strides, iterations;
-  auto add = [&](std::uint64_t b, std::uint64_t slots, std::uint64_t stride) {
+  auto add = [&](std::uint64_t b, std::uint64_t slots, std::uint64_t stride, double penalty) {
     blocks.push_back(b);
     sizes.push_back(slots * stride);
     strides.push_back(stride);
-    // Block 0's mean must tell a quarter of a few-cycle penalty from half of it at z = 4
-    // standard errors: thousands of accesses, not one pass.
-    iterations.push_back(std::max<std::uint64_t>(4096, 64 * slots));
+    // Block 0's mean must tell a quarter of the penalty P from half of it at z = 4
+    // standard errors: a standard error of P / 16 at most, over accesses whose latencies
+    // spread by some 40 cycles (the L2's near and far halves): (640 / P)^2 accesses, at
+    // least four passes (a level that is not LRU settles over the first) and 4096. A
+    // level of unknown penalty: 64 passes.
+    const std::uint64_t needed =
+        penalty > 0 ? static_cast<std::uint64_t>(std::ceil((640 / penalty) * (640 / penalty))) : 64 * slots;
+    iterations.push_back(std::max({std::uint64_t{4096}, 4 * slots, needed}));
   };
   // Each level's largest footprint first: the arena is allocated once, for the largest, and
   // block 0's copy keeps its frames (its L2 lines) from point to point.
   for (const auto& g : ranges) {
     const std::uint64_t most_blocks = g.blocks.back();
     const bool penalty_first = g.miss_slots * g.stride > most_blocks * per_block_array_stride(g.hit_slots * g.stride);
-    if (penalty_first) add(1, g.miss_slots, g.stride);
-    for (auto b = g.blocks.rbegin(); b != g.blocks.rend(); ++b) add(*b, g.hit_slots, g.stride);
-    if (!penalty_first) add(1, g.miss_slots, g.stride);
+    if (penalty_first) add(1, g.miss_slots, g.stride, g.penalty);
+    for (auto b = g.blocks.rbegin(); b != g.blocks.rend(); ++b) add(*b, g.hit_slots, g.stride, g.penalty);
+    if (!penalty_first) add(1, g.miss_slots, g.stride, g.penalty);
   }
   return {{"sweep", "{zip: [{layout.blocks: " + list(blocks, "") + ", array.size: " + list(sizes, " B") +
                         ", array.stride: " + list(strides, " B") + ", iterations: " + list(iterations, "") + "}]}"}};

@@ -114,6 +114,7 @@ struct ScopeRange {
   std::uint64_t entries = 0;
   std::uint64_t hit_slots = 0, miss_slots = 0;  // per SM
   std::vector<std::uint32_t> blocks;            // SMs at once, 1 first
+  double penalty = 0;                           // the level's miss penalty (cycles), 0 where none was read
 };
 std::vector<ScopeRange> scope_ranges(const TopologyResult& r);
 // {zip: [{layout.blocks, array.size, array.stride, iterations}]}.

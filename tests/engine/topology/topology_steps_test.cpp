@@ -284,6 +284,11 @@ TEST_CASE("topology plan: the spread and scope steps sweep each level clear of t
   CHECK(scope[1].hit_slots == 1536);
   CHECK(scope[1].miss_slots == 3072);
   CHECK(scope[1].blocks == std::vector<std::uint32_t>{1, 2});
+  CHECK(scope[1].penalty == 95);
+  // Accesses per point: at least four passes, more where the penalty is small.
+  const auto sweep = tlb_sweeps::scope_sweep({scope[1]});
+  CAPTURE(sweep[0].value);
+  CHECK(sweep[0].value.find("iterations: [6144, 6144, 12288]") != std::string::npos);
 }
 
 TEST_CASE("topology plan: on-chip L1 steps keep two passes of every N within the smallest shared configuration") {
