@@ -280,9 +280,14 @@ const SpreadRange* spread_range_of(const std::vector<SpreadRange>& ranges, std::
 
 std::vector<SpecOverride> stage_sweep(const std::vector<Range>& ranges, const Limits& limits) {
   auto out = range_sweep(ranges, limits);
+  // A stride two levels share makes one series of both: its misses are no one level's,
+  // and tlb_overflow is given no penalty for it.
   std::string penalties;
-  for (const auto& g : ranges)
-    if (g.penalty > 0) penalties += (penalties.empty() ? "" : " ") + std::to_string(g.stride) + ":" + std::to_string(g.penalty);
+  for (const auto& g : ranges) {
+    const auto same = std::count_if(ranges.begin(), ranges.end(), [&](const Range& o) { return o.stride == g.stride; });
+    if (g.penalty > 0 && same == 1)
+      penalties += (penalties.empty() ? "" : " ") + std::to_string(g.stride) + ":" + std::to_string(g.penalty);
+  }
   out.push_back({"analyzers", "[{tlb: {strides: separate}}, {tlb_overflow: {penalties: '" + penalties + "'}}]"});
   return out;
 }

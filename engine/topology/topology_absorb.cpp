@@ -480,11 +480,7 @@ void tlb_sets(TopologyResult& r, const Findings& fs) {
           hi = std::min(hi, o_hi);
           L["overflow_note"] = o.summary;
         } else {
-          // The two readings disagree (a level whose capacity in slots moves with the
-          // order of the chase): the bracket covers both.
-          lo = std::min(lo, o_lo);
-          hi = std::max(hi, o_hi);
-          L["overflow_note"] = o.summary + ": outside the bracket of the slot-by-slot staircase; the bracket covers both";
+          L["overflow_note"] = o.summary + ": outside the bracket the other readings give, not used";
         }
       }
     } else {

@@ -510,9 +510,22 @@ std::vector<TopologyStep> topology_plan() {
                     return tlb_sweeps::stage_sweep(ranges, tlb_sweeps::limits(r));
                   },
                   .absorb = absorb::tlb_sets});
-  // One set or several: slots spread over every set at a stride just above each open
-  // level's span (one set of entries of the span and S sets of span / S run out at the
-  // same slots at the span itself).
+  // Bandwidth, read and write of each level: after every step over ordinary frames, so
+  // that what they allocate cannot move the arrays of the steps above (the one-SM L2 steps depend on where their
+  // arrays lie: results/h100/README.md); the reads before the writes, so that no read
+  // starts with an L2 of lines a write step left dirty.
+  plan.push_back(bandwidth_step("shared", {1}));
+  plan.push_back(dram_bandwidth_step("global"));
+  plan.push_back(bandwidth_step("l1", {1}));
+  plan.push_back(l2_bandwidth_step("l2"));
+  plan.push_back(bandwidth_step("shared_write", {1}));
+  plan.push_back(l2_bandwidth_step("l2_write"));
+  plan.push_back(dram_bandwidth_step("global_write"));
+  // After the bandwidth steps (which need nothing of the TLB steps), so that the GPU
+  // measures them while the stage sweep's analysis runs, on which these two wait; their
+  // arrays lie in aliased frames of their own. One set or several: slots spread over
+  // every set at a stride just above each open level's span (one set of entries of the
+  // span and S sets of span / S run out at the same slots at the span itself).
   plan.push_back({.id = "tlb_spread",
                   .label = "TLB sets (slots spread over them)",
                   .sizes_from = [](const TopologyResult& r) -> StepSizing {
@@ -523,6 +536,7 @@ std::vector<TopologyStep> topology_plan() {
                                           : "no TLB level was found"};
                     return tlb_sweeps::spread_sweep(ranges);
                   },
+                  .needs = {"l2_size", "tlb", "page_size", "page_size_scattered", "tlb_entries", "tlb_sets"},
                   .absorb = absorb::tlb_spread});
   // Per SM or shared: B SMs at once (up to every SM), each chasing 3/4 of a level's entries
   // over slots of its own; a level the B share runs out, private ones do not.
@@ -536,18 +550,8 @@ std::vector<TopologyStep> topology_plan() {
                                           : "no TLB level was found"};
                     return tlb_sweeps::scope_sweep(ranges);
                   },
+                  .needs = {"l2_size", "tlb", "page_size", "page_size_scattered", "tlb_entries", "tlb_sets", "tlb_spread"},
                   .absorb = absorb::tlb_scope});
-  // Bandwidth, read and write of each level: last, so that what they allocate cannot
-  // move the arrays of the steps above (the one-SM L2 steps depend on where their
-  // arrays lie: results/h100/README.md); the reads before the writes, so that no read
-  // starts with an L2 of lines a write step left dirty.
-  plan.push_back(bandwidth_step("shared", {1}));
-  plan.push_back(dram_bandwidth_step("global"));
-  plan.push_back(bandwidth_step("l1", {1}));
-  plan.push_back(l2_bandwidth_step("l2"));
-  plan.push_back(bandwidth_step("shared_write", {1}));
-  plan.push_back(l2_bandwidth_step("l2_write"));
-  plan.push_back(dram_bandwidth_step("global_write"));
   return plan;
 }
 

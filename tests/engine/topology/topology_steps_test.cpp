@@ -110,17 +110,25 @@ TEST_CASE("topology plan: device facts size the bandwidth steps") {
   CHECK(overrides(step(plan, "bandwidth_global").sizes_from(r))["array.size"] == std::to_string(2ull << 30) + " B");
 }
 
-TEST_CASE("topology plan: bandwidth of every level, read and write, last and not in --fast") {
+TEST_CASE("topology plan: bandwidth of every level, read and write, after the other steps and not in --fast") {
   const auto plan = topology_plan();
   std::vector<std::string> ids;
   for (const auto& s : plan) ids.push_back(s.id);
   const std::vector<std::string> bw{"bandwidth_shared",       "bandwidth_global",   "bandwidth_l1",
                                     "bandwidth_l2",           "bandwidth_shared_write", "bandwidth_l2_write",
                                     "bandwidth_global_write"};
-  // The bandwidth steps end the plan (their buffers cannot move earlier steps' arrays),
-  // reads before writes.
-  REQUIRE(ids.size() > bw.size());
-  CHECK(std::vector<std::string>(ids.end() - static_cast<std::ptrdiff_t>(bw.size()), ids.end()) == bw);
+  // The bandwidth steps follow every step whose arrays lie in ordinary frames (their
+  // buffers cannot move those arrays), reads before writes; after them come only the TLB
+  // steps that wait on the stage sweep's analysis, over aliased frames of their own.
+  const std::vector<std::string> after{"tlb_spread", "tlb_scope"};
+  REQUIRE(ids.size() > bw.size() + after.size());
+  CHECK(std::vector<std::string>(ids.end() - static_cast<std::ptrdiff_t>(after.size()), ids.end()) == after);
+  CHECK(std::vector<std::string>(ids.end() - static_cast<std::ptrdiff_t>(bw.size() + after.size()),
+                                 ids.end() - static_cast<std::ptrdiff_t>(after.size())) == bw);
+  for (const auto& id : after) {
+    const Spec spec = load_spec((std::filesystem::path(specs_dir()) / "topology" / (id + ".yaml")).string());
+    CHECK(spec.base.array.frames == Frames::aliased);
+  }
   for (const auto& id : bw) {
     CAPTURE(id);
     CHECK_FALSE(step(plan, id).in_fast_mode);
@@ -289,6 +297,30 @@ TEST_CASE("topology plan: the spread and scope steps sweep each level clear of t
   const auto sweep = tlb_sweeps::scope_sweep({scope[1]});
   CAPTURE(sweep[0].value);
   CHECK(sweep[0].value.find("iterations: [6144, 6144, 12288]") != std::string::npos);
+}
+
+TEST_CASE("topology plan: the stage step hands tlb_overflow each level's penalty, none for a stride two levels share") {
+  TopologyResult r;
+  auto level = [](std::uint64_t slots, double penalty) {
+    const std::uint64_t span = 32ull << 20;
+    return nlohmann::json{{"coverage_range_bytes", {slots * span, slots * span}},
+                          {"span_bytes", span},
+                          {"associativity", "full"},
+                          {"miss_penalty_cycles", penalty}};
+  };
+  r.tlb_row().levels = std::vector<nlohmann::json>{level(2048, 95), level(4096, 527)};
+  r.caches["l2"].size_bytes = 64ull << 20;
+  const auto ranges = tlb_sweeps::stage_ranges(r);
+  REQUIRE(ranges.size() == 2);
+  REQUIRE(ranges[0].stride == ranges[1].stride);
+  std::string analyzers;
+  for (const auto& o : tlb_sweeps::stage_sweep(ranges, tlb_sweeps::limits(r)))
+    if (o.key == "analyzers") analyzers = o.value;
+  CHECK(analyzers.find("tlb_overflow: {penalties: ''}") != std::string::npos);
+  r.tlb_row().levels = std::vector<nlohmann::json>{level(2048, 95)};
+  for (const auto& o : tlb_sweeps::stage_sweep(tlb_sweeps::stage_ranges(r), tlb_sweeps::limits(r)))
+    if (o.key == "analyzers") analyzers = o.value;
+  CHECK(analyzers.find(std::to_string((32ull << 20) + tlb_sweeps::kSlotPad) + ":95") != std::string::npos);
 }
 
 TEST_CASE("topology plan: on-chip L1 steps keep two passes of every N within the smallest shared configuration") {
