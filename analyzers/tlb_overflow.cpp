@@ -9,11 +9,11 @@
 // misses hide in the per-slot medians. Here each timed pass is counted on its own.
 //
 // A sample misses when its latency exceeds its slot's own latency at the series' first
-// point (below the capacity: the data path's near and far L2 halves drop out) by half
-// to three times the level's penalty (parameter `penalties`, "STRIDE:CYCLES ...", as
+// point (below the capacity: the data path's near and far L2 halves drop out; a slot the
+// first point lacks, the first point's slowest) by half to three times the level's penalty (parameter `penalties`, "STRIDE:CYCLES ...", as
 // the topology hands it over): slower samples are interrupts or deeper misses, not
-// this level's. A point holds when its timed passes (the first pass, which loads the
-// entries, left out, and of four passes or more the second too) show at most one such
+// this level's. A point holds when two or more timed passes (the first pass, which loads
+// the entries, left out, and of four passes or more the second too) show at most one such
 // sample in all, and overflows when every one of them shows one or more. The level holds
 // the largest N up to which every point from the first that holds holds; it overflows at
 // the first N past it from which every point overflows.
@@ -35,10 +35,11 @@ namespace {
 struct OverflowPoint {
   std::uint64_t slots = 0;
   std::vector<std::uint32_t> misses;  // per timed pass
+  bool judged = true;                 // every slot could be judged (tlb_overflow.cpp: references)
   bool holds() const {
     std::uint32_t total = 0;
     for (auto m : misses) total += m;
-    return !misses.empty() && total <= 1;
+    return judged && misses.size() >= 2 && total <= 1;
   }
   bool overflows() const {
     return misses.size() >= 2 && *std::min_element(misses.begin(), misses.end()) >= 1;
@@ -110,6 +111,13 @@ class TlbOverflowAnalyzer final : public Analyzer {
     std::map<std::uint64_t, double> reference;
     for (auto& [slot, lat] : at_first) reference[slot] = stats::median(lat);
     if (reference.empty()) return fail("the first point has no timed pass past its first");
+    // Slots the first point lacks are read against its slowest slot: a miss there still
+    // shows when the slots' own latencies spread by less than half the penalty; where they
+    // spread wider, a point with such slots cannot be said to hold.
+    double slowest = 0, fastest = std::numeric_limits<double>::max();
+    for (const auto& [slot, ref] : reference) slowest = std::max(slowest, ref), fastest = std::min(fastest, ref);
+    const bool others_judged = slowest - fastest < penalty / 2;
+    ev["reference_spread_cycles"] = slowest - fastest;
     std::vector<OverflowPoint> pts;
     for (const PointTrace* p : points) {
       OverflowPoint op;
@@ -123,8 +131,8 @@ class TlbOverflowAnalyzer final : public Analyzer {
         std::uint32_t m = 0;
         for (std::size_t i = pass * op.slots; i < (pass + 1) * op.slots; ++i) {
           const auto ref = reference.find(v[i]->offset_bytes / stride);
-          if (ref == reference.end()) continue;
-          const double excess = v[i]->latency - ref->second;
+          if (ref == reference.end() && !others_judged) op.judged = false;
+          const double excess = v[i]->latency - (ref == reference.end() ? slowest : ref->second);
           if (excess >= penalty / 2 && excess <= 3 * penalty) ++m;
         }
         op.misses.push_back(m);

@@ -197,6 +197,11 @@ class TlbScopeAnalyzer final : public Analyzer {
     if (!unread.empty()) return fail(unread + ": the scope is not read");
     if (smallest_shared == 0 && largest_private == 1)
       return fail("no point of several SMs at once had block 0 on the SM it ran on alone: the scope is not read");
+    // Shared by every SM needs two SMs at once running out of it; B > 2 SMs running out,
+    // with no smaller B read, leaves groups of SMs open.
+    if (smallest_shared > 2 && largest_private == 1)
+      return fail(std::to_string(smallest_shared) + " SMs at once run out of it, and no smaller number of SMs was "
+                  "read: shared by every SM or by groups of SMs, not told apart");
     Finding fd;
     fd.analyzer = name();
     fd.unit = "";

@@ -114,9 +114,8 @@ std::optional<Bounds> bounds_of(const TopologyResult& r, const nlohmann::json& L
 Limits limits(const TopologyResult& r) {
   Limits l;
   l.footprint_cap = kAliasedFootprintCap;
-  // Copies in contiguous frames, one per SM: what the memory holds. The samples record
-  // 32-bit indices; the decoder completes them past 2^32 elements, but the scope step
-  // never needs that many.
+  // The page-size steps' arrays, in contiguous frames: what the memory holds. The samples
+  // record 32-bit indices; the decoder completes them past 2^32 elements.
   l.contiguous_cap = (1ull << 32) * 8;
   if (r.device.memory_bytes) l.contiguous_cap = std::min(l.contiguous_cap, *r.device.memory_bytes / 4 * 3);
   l.slot_cap = kMaxSlots;
@@ -167,13 +166,15 @@ std::vector<Range> level_ranges(const TopologyResult& r, Fill fill) {
     if (L.contains("miss_penalty_cycles") && L["miss_penalty_cycles"].is_number())
       g.penalty = L["miss_penalty_cycles"].get<double>();
     const std::uint64_t unit = b->stride - kSlotPad;
-    // From the footprint sweep's last clean point at this stride where it lies lower: a
-    // narrowed bracket may start past a level that misses a few accesses at a time.
-    std::uint64_t lo = b->cov_lo / unit;
+    // Down towards the footprint sweep's last clean point at this stride, by a sixteenth at
+    // most: a narrowed bracket may start past a level that misses a few accesses at a time
+    // (a few percent past its entries), while a wider range would lose one slot at a time.
+    const std::uint64_t narrowed = b->cov_lo / unit;
+    std::uint64_t lo = narrowed;
     if (L.contains("knees_at_coverage") && L["knees_at_coverage"].is_array())
       for (const auto& k : L["knees_at_coverage"])
         if (k.value("stride_bytes", std::uint64_t{0}) == g.stride && k.value("clean_slots", std::uint64_t{0}) > 0)
-          lo = std::min(lo, k["clean_slots"].get<std::uint64_t>());
+          lo = std::min(lo, std::max(k["clean_slots"].get<std::uint64_t>(), narrowed - narrowed / 16));
     if (fill(g, lo, b->cov_hi / unit)) out.push_back(g);
   }
   return out;

@@ -10,9 +10,10 @@
 //   tlb_spread   a level of open (or one) set: slots spread over every set at a
 //                stride just above its span (one set or several);
 //   tlb_scope    a level's entries chased by B SMs at once (per SM or shared).
-// The last two sweep at the granule the page step measured (the page, or the
-// reach of coalesced entries), plus the pad: consecutive slots in consecutive
-// entries, every set filled alike. The absorbing side needs the same ranges to
+// tlb_entries and tlb_sets sweep at the granule the page step measured (the page, or
+// the reach of coalesced entries), plus the pad: consecutive slots in consecutive
+// entries, every set filled alike (a level read as one set, or open above the granule:
+// at its span); tlb_spread at span x 17/16, tlb_scope at a level's reach. The absorbing side needs the same ranges to
 // tell which level a finding belongs to, hence one place for both.
 #include <cstdint>
 #include <string>
@@ -41,7 +42,7 @@ struct Limits {
   std::uint64_t aliased_slot_cap = 0;
 };
 
-// The virtual footprint of the aliased sweeps ('tlb', 'tlb_entries', 'tlb_sets': one
+// The virtual footprint of the aliased sweeps (every TLB step but the page size: one
 // physical block mapped again and again, Frames::aliased): far past any GPU's memory,
 // so that levels whose coverage the memory cannot hold run out inside the sweep, with
 // room to spare: a level whose knee a sweep passes at its largest points only gives a

@@ -611,7 +611,7 @@ void tlb_spread(TopologyResult& r, const Findings& fs) {
       L["associativity"] = "undetermined";
       L["sets"] = nullptr;
       L["entries"] = nullptr;
-      L.erase("reach_bytes");
+      for (const char* k : {"reach_bytes", "entries_range", "ways", "ways_range", "set_sizes", "sets_at_least"}) L.erase(k);
       L["sets_note"] = why;
     };
     // S sets of W entries each: entries S x W, one number where W is one.
@@ -653,8 +653,8 @@ void tlb_spread(TopologyResult& r, const Findings& fs) {
         L.erase("reach_bytes");
         L.erase("entries_if_fully_associative");
         L["sets_at_least"] = k_lo;
-        L["sets_note"] = "at least " + std::to_string(k_lo) + " sets: spread over them, " + std::to_string(c) +
-                         " slots fit where one set holds " + ways + " (the sweep's largest point)" + not_lru_note;
+        L["sets_note"] = "at least " + std::to_string(k_lo) + " sets: spread over them, " + seen + ", where one set holds " +
+                         ways + not_lru_note;
       }
       continue;
     }
@@ -711,8 +711,8 @@ void tlb_scope(TopologyResult& r, const Findings& fs) {
     for (const auto& x : ranges)
       if (x.level == i) g = &x;
     if (g == nullptr) {
-      L["scope_summary"] = "not measured: the level's entries do not fit two SMs' chases within the slot and "
-                           "memory limits";
+      L["scope_summary"] = "not measured: two SMs' chases of 3/4 of the level's entries do not fit the slot cap, "
+                           "the aliased footprint, or a tenth short of the next level's coverage";
       continue;
     }
     L["scope_summary"] = general.empty() ? "not measured: no finding at this level's stride" : general;

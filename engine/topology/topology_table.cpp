@@ -186,7 +186,8 @@ std::string sets_cell(const json& l) {
   return "-";
 }
 
-// "per SM", "per SM (of 32 SMs)" where fewer than the device's SMs chased at once,
+// "per SM", "per SM (of 32 SMs)" (a topology.json of an earlier build, where fewer than the
+// device's SMs chased at once: scope is now set only where every SM did),
 // "shared", "groups of SMs", or "-" (not measured, or undetermined).
 std::string scope_cell(const json& l, const json& r) {
   const std::string v = l.contains("scope") && l["scope"].is_string() ? l["scope"].get<std::string>() : "";

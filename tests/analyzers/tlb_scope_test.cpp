@@ -144,6 +144,15 @@ TEST_CASE("tlb_scope: a point whose block 0 ran on another SM than alone is not 
   CHECK(test::reason(none).find("no point of several SMs") != std::string::npos);
 }
 
+TEST_CASE("tlb_scope: eight SMs running out with the two-SM point unread is no claim of a level every SM shares") {
+  TraceSet t = scope_sweep(true);
+  for (auto& s : t.points[1].samples)  // the two-SM point: block 0 moved to SM 7
+    if (s.thread % 2 == 0) s.sm_id = 7;
+  const Finding f = test::analyze(t, "tlb_scope");
+  CHECK(f.value.is_null());
+  CHECK(test::reason(f).find("not told apart") != std::string::npos);
+}
+
 TEST_CASE("tlb_scope: a level shared by pairs of SMs is private to 2 chasing SMs on other pairs, shared by 8") {
   // Pairs (0, 1), (2, 3), ...: the two-SM point ran on SMs 0 and 2, the eight-SM point on 0..7.
   TraceSet t;

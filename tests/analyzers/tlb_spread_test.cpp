@@ -95,6 +95,26 @@ TEST_CASE("tlb_spread: a few misses just past the entries end the clean run with
   CHECK(f.details.contains("unclear"));
 }
 
+TEST_CASE("tlb_spread: a point that reads clean after one that missed makes the miss no bound") {
+  // 2356 slots of a level of 2048 miss; 3686 slots at a level of 1 << 20 (no miss) after it.
+  TraceSet t = series(2048, 95, {1843, 2356});
+  t.points.push_back(spread_point(2, 3686, 1u << 20, 95));
+  const Finding f = test::analyze(t, "tlb_spread", penalty(95));
+  CHECK(f.details["first_miss_slots"] == 2356);
+  CHECK(f.details["unclear"].get<std::string>().find("not a level running out") != std::string::npos);
+}
+
+TEST_CASE("tlb_spread: a level that misses only the slots added since the first point is seen there") {
+  // Every access to a slot past the first point's 1843 misses at 2356 slots; the first
+  // point's slots all hit.
+  TraceSet t = series(1u << 20, 95, {1843, 2356});
+  for (auto& s : t.points[1].samples)
+    if (s.offset_bytes / kStride >= 1843) s.latency += 95;
+  const Finding f = test::analyze(t, "tlb_spread", penalty(95));
+  CHECK(f.details["clean_slots"] == 1843);
+  CHECK(f.details["first_miss_slots"] == 2356);
+}
+
 TEST_CASE("tlb_spread: a series of one point is not read") {
   const Finding f = test::analyze(series(2048, 95, {1843}), "tlb_spread", penalty(95));
   CHECK(f.value.is_null());
