@@ -26,7 +26,7 @@
 #include "analyzers/analyzer.hpp"
 #include "analyzers/stats/quantiles.hpp"
 #include "analyzers/stats/report.hpp"
-#include "analyzers/stats/stride_penalties.hpp"
+#include "analyzers/stats/stride_series.hpp"
 #include "engine/spec/units.hpp"
 
 namespace dissect {
@@ -67,12 +67,7 @@ class TlbOverflowAnalyzer final : public Analyzer {
 
   std::vector<Finding> analyze(const TraceSet& traces, const AnalyzerParams& params) const override {
     const auto penalties = stats::parse_stride_penalties(params.text("penalties", ""));
-    std::map<std::uint64_t, std::vector<const PointTrace*>> by_stride;
-    for (const auto& p : traces.points) {
-      if (p.status != "ok" && !p.status.empty()) continue;
-      if (p.param("kernel", "pchase") != "pchase" || p.samples.empty() || p.stride_bytes() == 0) continue;
-      by_stride[p.stride_bytes()].push_back(&p);
-    }
+    auto by_stride = stats::chase_points_by_stride(traces);
     std::vector<Finding> out;
     for (auto& [stride, points] : by_stride) {
       const auto it = penalties.find(stride);

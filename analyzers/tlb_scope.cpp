@@ -23,27 +23,11 @@
 
 #include "analyzers/analyzer.hpp"
 #include "analyzers/stats/report.hpp"
+#include "analyzers/stats/sample_mean.hpp"
 #include "engine/spec/units.hpp"
 
 namespace dissect {
 namespace {
-
-struct Reading {
-  double mean = 0, se = 0;
-  std::size_t n = 0;
-};
-
-Reading mean_and_se(const std::vector<double>& v) {
-  Reading r;
-  r.n = v.size();
-  if (v.empty()) return r;
-  double sum = 0, ss = 0;
-  for (double x : v) sum += x;
-  r.mean = sum / static_cast<double>(v.size());
-  for (double x : v) ss += (x - r.mean) * (x - r.mean);
-  r.se = v.size() > 1 ? std::sqrt(ss / static_cast<double>(v.size() - 1) / static_cast<double>(v.size())) : 0;
-  return r;
-}
 
 struct ScopePoint {
   const PointTrace* point = nullptr;
@@ -137,8 +121,8 @@ class TlbScopeAnalyzer final : public Analyzer {
     if (alone == nullptr || over == nullptr || over->slots <= alone->slots)
       return fail("needs one SM at two slot counts (the reference, and past the level's entries for its penalty)");
     const std::uint64_t slots_per_sm = alone->slots;
-    const Reading ref = mean_and_se(block0(*alone, slots_per_sm));
-    const Reading past = mean_and_se(block0(*over, slots_per_sm));
+    const stats::SampleMean ref = stats::sample_mean(block0(*alone, slots_per_sm));
+    const stats::SampleMean past = stats::sample_mean(block0(*over, slots_per_sm));
     const double penalty = past.mean - ref.mean;
     const double penalty_se = std::hypot(past.se, ref.se);
     ev["reference"] = {{"slots", slots_per_sm}, {"mean", ref.mean}, {"se", ref.se}, {"accesses", ref.n}};
@@ -161,7 +145,7 @@ class TlbScopeAnalyzer final : public Analyzer {
     std::sort(others.begin(), others.end(), [](const ScopePoint* a, const ScopePoint* b) { return a->blocks < b->blocks; });
     if (others.empty()) return fail("no point of several SMs at once over " + std::to_string(slots_per_sm) + " slots each");
     for (const ScopePoint* sp : others) {
-      const Reading r = mean_and_se(block0(*sp, slots_per_sm));
+      const stats::SampleMean r = stats::sample_mean(block0(*sp, slots_per_sm));
       const double d = r.mean - ref.mean, se = std::hypot(r.se, ref.se);
       const double share = d / penalty;
       nlohmann::json j{{"blocks", sp->blocks},   {"sm_ids", std::vector<std::int32_t>(sp->sms.begin(), sp->sms.end())},

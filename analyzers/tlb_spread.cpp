@@ -30,33 +30,17 @@
 
 #include "analyzers/analyzer.hpp"
 #include "analyzers/stats/report.hpp"
-#include "analyzers/stats/stride_penalties.hpp"
+#include "analyzers/stats/sample_mean.hpp"
+#include "analyzers/stats/stride_series.hpp"
 #include "engine/spec/units.hpp"
 
 namespace dissect {
 namespace {
 
-struct Mean {
-  double mean = 0, se = 0;
-  std::size_t n = 0;
-};
-
-Mean mean_of(const std::vector<double>& v) {
-  Mean m;
-  m.n = v.size();
-  if (v.empty()) return m;
-  double sum = 0, ss = 0;
-  for (const double x : v) sum += x;
-  m.mean = sum / static_cast<double>(v.size());
-  for (const double x : v) ss += (x - m.mean) * (x - m.mean);
-  if (v.size() > 1) m.se = std::sqrt(ss / static_cast<double>(v.size() - 1) / static_cast<double>(v.size()));
-  return m;
-}
-
 struct SpreadPoint {
   std::uint64_t slots = 0;
-  Mean first;  // on the slots of the series' first point
-  Mean added;  // on the slots it lacks
+  stats::SampleMean first;  // on the slots of the series' first point
+  stats::SampleMean added;  // on the slots it lacks
 };
 
 // A point's timed accesses past its first pass over its own slots (the pass that loads
@@ -72,8 +56,8 @@ SpreadPoint read_point(const PointTrace& p, std::uint64_t first_slots) {
   std::vector<double> on_first, on_added;
   for (std::size_t i = sp.slots; i < samples.size(); ++i)
     (samples[i]->offset_bytes / stride < first_slots ? on_first : on_added).push_back(samples[i]->latency);
-  sp.first = mean_of(on_first);
-  sp.added = mean_of(on_added);
+  sp.first = stats::sample_mean(on_first);
+  sp.added = stats::sample_mean(on_added);
   return sp;
 }
 
@@ -93,12 +77,7 @@ class TlbSpreadAnalyzer final : public Analyzer {
   std::vector<Finding> analyze(const TraceSet& traces, const AnalyzerParams& params) const override {
     const auto penalties = stats::parse_stride_penalties(params.text("penalties", ""));
     const double z = params.number("z", 4);
-    std::map<std::uint64_t, std::vector<const PointTrace*>> by_stride;
-    for (const auto& p : traces.points) {
-      if (p.status != "ok" && !p.status.empty()) continue;
-      if (p.param("kernel", "pchase") != "pchase" || p.samples.empty() || p.stride_bytes() == 0) continue;
-      by_stride[p.stride_bytes()].push_back(&p);
-    }
+    auto by_stride = stats::chase_points_by_stride(traces);
     std::vector<Finding> out;
     for (auto& [stride, points] : by_stride) {
       // Every point on the slots of the smallest.
@@ -127,7 +106,7 @@ class TlbSpreadAnalyzer final : public Analyzer {
       return f;
     };
     if (pts.size() < 2) return fail("needs two points or more (one below the level's capacity)");
-    const Mean base = pts.front().first;
+    const stats::SampleMean base = pts.front().first;
     double largest = 0;
     for (const auto& p : pts) largest = std::max(largest, p.first.mean - base.mean);
     const bool given = std::isfinite(penalty);

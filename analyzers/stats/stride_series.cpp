@@ -1,4 +1,4 @@
-#include "analyzers/stats/stride_penalties.hpp"
+#include "analyzers/stats/stride_series.hpp"
 
 #include <sstream>
 
@@ -16,6 +16,16 @@ std::map<std::uint64_t, double> parse_stride_penalties(const std::string& text) 
     } catch (const std::exception&) {
       // not a number: no stride
     }
+  }
+  return out;
+}
+
+std::map<std::uint64_t, std::vector<const PointTrace*>> chase_points_by_stride(const TraceSet& traces) {
+  std::map<std::uint64_t, std::vector<const PointTrace*>> out;
+  for (const auto& p : traces.points) {
+    if (p.status != "ok" && !p.status.empty()) continue;
+    if (p.param("kernel", "pchase") != "pchase" || p.samples.empty() || p.stride_bytes() == 0) continue;
+    out[p.stride_bytes()].push_back(&p);
   }
   return out;
 }
