@@ -62,6 +62,17 @@ std::uint64_t pow2_floor(std::uint64_t v) {
   return p;
 }
 
+// A level record's miss penalty (cycles), 0 where none was read.
+double penalty_of(const nlohmann::json& L) {
+  return L.contains("miss_penalty_cycles") && L["miss_penalty_cycles"].is_number() ? L["miss_penalty_cycles"].get<double>()
+                                                                                   : 0.0;
+}
+
+// One item of the analyzers' `penalties` parameter: "STRIDE:CYCLES", space-separated.
+void append_penalty(std::string& list, std::uint64_t stride, double penalty) {
+  list += (list.empty() ? "" : " ") + std::to_string(stride) + ":" + std::to_string(penalty);
+}
+
 struct Bounds {
   std::uint64_t cov_lo = 0, cov_hi = 0;  // the level's coverage in [lo, hi]
   std::uint64_t stride = 0;              // the stride to sweep it at (with the pad)
@@ -163,8 +174,7 @@ std::vector<Range> level_ranges(const TopologyResult& r, Fill fill) {
     g.level = i;
     g.stride = b->stride;
     const nlohmann::json& L = (*r.tlb->levels)[i];
-    if (L.contains("miss_penalty_cycles") && L["miss_penalty_cycles"].is_number())
-      g.penalty = L["miss_penalty_cycles"].get<double>();
+    g.penalty = penalty_of(L);
     const std::uint64_t unit = b->stride - kSlotPad;
     // Down towards the footprint sweep's last clean point at this stride, by a sixteenth at
     // most: a narrowed bracket may start past a level that misses a few accesses at a time
@@ -224,9 +234,7 @@ std::vector<SpreadRange> spread_ranges(const TopologyResult& r) {
   for (std::size_t i = 0; i < levels.size(); ++i) {
     const nlohmann::json& L = levels[i];
     const std::string assoc = L.value("associativity", "undetermined");
-    if (assoc == "set-associative" || !L.contains("span_bytes") || !L["span_bytes"].is_number() ||
-        !L.contains("miss_penalty_cycles") || !L["miss_penalty_cycles"].is_number())
-      continue;
+    if (assoc == "set-associative" || !L.contains("span_bytes") || !L["span_bytes"].is_number()) continue;
     const auto span = L["span_bytes"].get<std::uint64_t>();
     const auto b = bounds_of(r, L, lim);
     if (!b || span < kMinStride) continue;
@@ -235,7 +243,7 @@ std::vector<SpreadRange> spread_ranges(const TopologyResult& r) {
     g.stride = span + span / kSpreadSets + kSlotPad * (i + 1);
     g.ways_lo = b->cov_lo / span;
     g.ways_hi = (b->cov_hi + span - 1) / span;
-    g.penalty = L["miss_penalty_cycles"].get<double>();
+    g.penalty = penalty_of(L);
     if (g.ways_lo < kSpreadMinWays || g.penalty <= 0) continue;
     std::uint64_t most = std::min(lim.aliased_slot_cap, lim.footprint_cap / g.stride);
     if (i + 1 < levels.size()) {
@@ -267,7 +275,7 @@ std::vector<SpecOverride> spread_sweep(const std::vector<SpreadRange>& ranges) {
       strides.push_back(g.stride);
       iterations.push_back(iterations_for(n));
     }
-    penalties += (penalties.empty() ? "" : " ") + std::to_string(g.stride) + ":" + std::to_string(g.penalty);
+    append_penalty(penalties, g.stride, g.penalty);
   }
   return {{"sweep", zip(sizes, strides, iterations)},
           {"analyzers", "[{tlb_spread: {penalties: '" + penalties + "'}}]"}};
@@ -286,8 +294,7 @@ std::vector<SpecOverride> stage_sweep(const std::vector<Range>& ranges, const Li
   std::string penalties;
   for (const auto& g : ranges) {
     const auto same = std::count_if(ranges.begin(), ranges.end(), [&](const Range& o) { return o.stride == g.stride; });
-    if (g.penalty > 0 && same == 1)
-      penalties += (penalties.empty() ? "" : " ") + std::to_string(g.stride) + ":" + std::to_string(g.penalty);
+    if (g.penalty > 0 && same == 1) append_penalty(penalties, g.stride, g.penalty);
   }
   out.push_back({"analyzers", "[{tlb: {strides: separate}}, {tlb_overflow: {penalties: '" + penalties + "'}}]"});
   return out;
@@ -320,8 +327,7 @@ std::vector<ScopeRange> scope_ranges(const TopologyResult& r) {
     if (g.entries < 4) continue;
     g.hit_slots = g.entries * 3 / 4;
     g.miss_slots = 2 * g.hit_slots;
-    if (L.contains("miss_penalty_cycles") && L["miss_penalty_cycles"].is_number())
-      g.penalty = L["miss_penalty_cycles"].get<double>();
+    g.penalty = penalty_of(L);
     if (g.miss_slots * g.stride > lim.footprint_cap || g.miss_slots > lim.aliased_slot_cap) continue;
     // Every SM's slots together stay a tenth short of the next level's coverage: SMs that
     // overran a shared next level would pay its penalty, whatever this level's scope.
