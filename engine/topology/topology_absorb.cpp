@@ -788,6 +788,52 @@ void page_size_scattered(TopologyResult& r, const Findings& fs) {
 
 // The result keeps how many SMs the figure covers beside the device's count, so
 // that one SM's rate is never read as the device's.
+namespace {
+
+// The carveout step's L1 is smaller than the topology's by more than a search's noise (a
+// tenth): the L1 and shared memory are one storage, split by the carveout.
+bool l1_shares_shared_storage(const TopologyResult& r) {
+  const auto l1 = r.size_of("l1");
+  const auto other = r.size_of("l1_carveout");
+  return l1 && other && static_cast<double>(*other) < 0.9 * static_cast<double>(*l1);
+}
+
+// Stores into an array the L1 holds, beside stores into one the L2 holds, per SM and
+// cycle with the same layout: alike (within a tenth), the L1 passes stores on to the L2
+// (write-through) and its write rate is the L2's; well above it (a quarter), the L1 keeps
+// them. Between the two, no reading.
+void compare_l1_and_l2_writes(TopologyResult& r) {
+  const auto l1 = r.bandwidth.find("l1_write");
+  const auto l2 = r.bandwidth.find("l2_write");
+  if (l1 == r.bandwidth.end() || l2 == r.bandwidth.end()) return;
+  BandwidthResult& w = l1->second;
+  w.note.reset(), w.bound_bytes_per_cycle_per_sm.reset(), w.bound_source.reset(), w.share_of_bound.reset();
+  if (!w.bytes_per_cycle_per_sm || !l2->second.bytes_per_cycle_per_sm || !(*l2->second.bytes_per_cycle_per_sm > 0)) return;
+  const double ratio = *w.bytes_per_cycle_per_sm / *l2->second.bytes_per_cycle_per_sm;
+  char buf[256];
+  if (std::abs(ratio - 1) <= 0.1) {
+    // Written through: the L2's rate is the ceiling these stores meet.
+    w.bound_bytes_per_cycle_per_sm = *l2->second.bytes_per_cycle_per_sm;
+    w.bound_source = "the L2 write rate per SM (bandwidth_l2_write step): the L1 writes stores through";
+    w.share_of_bound = ratio;
+    std::snprintf(buf, sizeof buf,
+                  "%.2f x the L2 write rate per SM (%.1f B/clk): stores pass through the L1 to the L2 "
+                  "(write-through), so this is the L2's rate",
+                  ratio, *l2->second.bytes_per_cycle_per_sm);
+  } else if (ratio >= 1.25) {
+    std::snprintf(buf, sizeof buf, "%.2f x the L2 write rate per SM (%.1f B/clk): the L1 keeps stores (write-back)",
+                  ratio, *l2->second.bytes_per_cycle_per_sm);
+  } else {
+    std::snprintf(buf, sizeof buf,
+                  "%.2f x the L2 write rate per SM (%.1f B/clk): neither the L2's rate (write-through) nor well "
+                  "above it (write-back); how the L1 treats stores is not determined",
+                  ratio, *l2->second.bytes_per_cycle_per_sm);
+  }
+  w.note = buf;
+}
+
+}  // namespace
+
 void bandwidth(TopologyResult& r, const std::string& memory, const Findings& fs) {
   const auto f = findings::bandwidth(fs);
   if (!f) return;
@@ -802,12 +848,16 @@ void bandwidth(TopologyResult& r, const std::string& memory, const Findings& fs)
   b.method = f->method;
   b.device_sms = r.device.sm_count;
   // Shared memory: the bound the measured banks give (banks x width per cycle and SM;
-  // reads and writes alike: one bank word per bank and cycle).
+  // reads and writes alike: one bank word per bank and cycle). L1 reads: the same bound
+  // where the L1 is shared memory's storage, i.e. its size moved with the carveout.
   const CacheResult* c = r.find("shared");
-  if (b.level == "shared" && c != nullptr && c->banks && c->bank_width_bytes && b.bytes_per_cycle_per_sm) {
+  const bool banked = c != nullptr && c->banks && c->bank_width_bytes && b.bytes_per_cycle_per_sm;
+  if (banked && (b.level == "shared" || (memory == "l1" && l1_shares_shared_storage(r)))) {
     const double bound = static_cast<double>(*c->banks) * static_cast<double>(*c->bank_width_bytes);
     b.bound_bytes_per_cycle_per_sm = bound;
-    b.bound_source = "measured banks x bank width (shared_banks step)";
+    b.bound_source = b.level == "shared" ? "measured banks x bank width (shared_banks step)"
+                                         : "measured shared-memory banks x bank width: the L1 is shared memory's storage "
+                                           "(its size moved with the carveout: l1_carveout_size step)";
     if (bound > 0) b.share_of_bound = *b.bytes_per_cycle_per_sm / bound;
   }
   // DRAM: the peak of the driver's memory clock and bus width (not measured: the
@@ -821,6 +871,7 @@ void bandwidth(TopologyResult& r, const std::string& memory, const Findings& fs)
     }
   }
   r.bandwidth[memory] = std::move(b);
+  if (memory == "l1_write" || memory == "l2_write") compare_l1_and_l2_writes(r);
 }
 
 }  // namespace dissect::absorb

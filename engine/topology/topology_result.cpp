@@ -76,6 +76,7 @@ json bandwidth_json(const BandwidthResult& b) {
   put(j, "bound_gbps", b.bound_gbps);
   put(j, "bound_source", b.bound_source);
   put(j, "share_of_bound", b.share_of_bound);
+  put(j, "note", b.note);
   return j;
 }
 
@@ -126,7 +127,8 @@ const std::vector<BandwidthMeasure>& bandwidth_measures() {
   static const std::vector<BandwidthMeasure> m{
       {"shared", "shared", "read", "shared memory read"}, {"shared_write", "shared", "write", "shared memory write"},
       {"l1", "l1", "read", "L1 read"},                    {"l2", "l2", "read", "L2 read"},
-      {"l2_write", "l2", "write", "L2 write"},            {"global", "dram", "read", "DRAM read"},
+      {"l1_write", "l1", "write", "L1 write"},            {"l2_write", "l2", "write", "L2 write"},
+      {"global", "dram", "read", "DRAM read"},
       {"global_write", "dram", "write", "DRAM write"}};
   return m;
 }
@@ -150,6 +152,9 @@ std::optional<std::uint64_t> TopologyResult::size_of(const std::string& name) co
 std::optional<std::uint64_t> TopologyResult::one_sm_size_of(const std::string& name) const {
   const CacheResult* c = find(name);
   if (c && positive(c->one_sm_bytes)) return c->one_sm_bytes;
+  // A size of every SM at once is no one SM's: steps sized from one SM's figure read the
+  // same whether the whole-GPU step was folded in yet or not.
+  if (c && c->whole_gpu_bytes) return std::nullopt;
   return size_of(name);
 }
 

@@ -130,11 +130,13 @@ struct BandwidthResult {
   std::optional<std::string> method;
   std::optional<std::uint64_t> device_sms;
   // The bound the figure approaches, where one is known: shared memory, the measured
-  // banks (banks x width per cycle and SM); DRAM, the driver's peak (GB/s).
+  // banks (banks x width per cycle and SM), and L1 reads where the L1 shares that
+  // storage; DRAM, the driver's peak (GB/s).
   std::optional<double> bound_bytes_per_cycle_per_sm;
   std::optional<double> bound_gbps;
   std::optional<std::string> bound_source;
   std::optional<double> share_of_bound;
+  std::optional<std::string> note;  // what the figure says beside another (the L1's stores beside the L2's)
 };
 
 // The device facts steps size themselves from.
@@ -167,7 +169,8 @@ struct TopologyResult {
 
   // A measured figure of an earlier step (nullopt when absent or not positive).
   std::optional<std::uint64_t> size_of(const std::string& cache) const;
-  // What one SM fills: one_sm_bytes where a step set it (the L2), else size_of.
+  // What one SM fills: one_sm_bytes where a step set it (the L2), else size_of unless that
+  // is the whole GPU's (whole_gpu_bytes set).
   std::optional<std::uint64_t> one_sm_size_of(const std::string& cache) const;
   std::optional<std::uint64_t> fetch_of(const std::string& cache) const;
   std::optional<std::uint64_t> line_of(const std::string& cache) const;

@@ -475,6 +475,9 @@ std::vector<TopologyStep> topology_plan() {
                   .sizes_from = [](const TopologyResult& r) -> StepSizing {
                     return tlb_sweeps::footprint_sweep(tlb_sweeps::limits(r));
                   },
+                  // The limits read the one-SM L2 only: the sweep measures while the cache
+                  // steps' analyses still run.
+                  .needs = {"l2_size"},
                   .absorb = absorb::tlb_levels});
   // The page: N past the first TLB level's coverage (every level whose reach is
   // the page then misses at the largest strides), at least the spec's 1 GiB.
@@ -483,6 +486,7 @@ std::vector<TopologyStep> topology_plan() {
                   .sizes_from = [](const TopologyResult& r) -> StepSizing {
                     return page_sweep(r);
                   },
+                  .needs = {"l2_size", "tlb"},
                   .absorb = absorb::page_size});
   // The page itself: the same sweep over scattered frames, where no entry can
   // coalesce pages (the reach above is then told from the page).
@@ -491,6 +495,7 @@ std::vector<TopologyStep> topology_plan() {
                   .sizes_from = [](const TopologyResult& r) -> StepSizing {
                     return page_sweep(r);
                   },
+                  .needs = {"l2_size", "tlb", "page_size"},
                   .absorb = absorb::page_size_scattered});
   plan.push_back({.id = "tlb_entries",
                   .label = "TLB coverage (narrowed)",
@@ -501,6 +506,7 @@ std::vector<TopologyStep> topology_plan() {
                                                              : "no TLB level was found"};
                     return tlb_sweeps::range_sweep(ranges, tlb_sweeps::limits(r));
                   },
+                  .needs = {"l2_size", "tlb", "page_size", "page_size_scattered"},
                   .absorb = absorb::tlb_entries});
   plan.push_back({.id = "tlb_sets",
                   .label = "TLB entries and sets",
@@ -509,6 +515,7 @@ std::vector<TopologyStep> topology_plan() {
                     if (ranges.empty()) return SkipStep{"no TLB level was found"};
                     return tlb_sweeps::stage_sweep(ranges, tlb_sweeps::limits(r));
                   },
+                  .needs = {"l2_size", "tlb", "page_size", "page_size_scattered", "tlb_entries"},
                   .absorb = absorb::tlb_sets});
   // Bandwidth, read and write of each level: after every step over ordinary frames, so
   // that what they allocate cannot move the arrays of the steps above (the one-SM L2 steps depend on where their
@@ -520,6 +527,7 @@ std::vector<TopologyStep> topology_plan() {
   plan.push_back(l2_bandwidth_step("l2"));
   plan.push_back(bandwidth_step("shared_write", {1}));
   plan.push_back(l2_bandwidth_step("l2_write"));
+  plan.push_back(bandwidth_step("l1_write", {1}));  // after the L2's: absorb sets the two side by side
   plan.push_back(dram_bandwidth_step("global_write"));
   // After the bandwidth steps (which need nothing of the TLB steps), so that the GPU
   // measures them while the stage sweep's analysis runs, on which these two wait; their

@@ -260,7 +260,8 @@ const char* level_label(const std::string& level) {
 // L2, DRAM; keys it does not know after them): the rate over the SMs that ran (TB/s or
 // GB/s), bytes per cycle per SM, how many SMs of the device ran (a figure of fewer SMs
 // than the device has says so in its own cell), and the bound it approaches where one
-// is known (shared memory: the measured banks; DRAM: the driver's peak).
+// is known (shared memory and an L1 that is its storage: the measured banks; DRAM: the
+// driver's peak; an L1 that writes stores through: the L2's write rate).
 TopologyTable topology_bandwidth_table(const json& r) {
   TopologyTable t{"Bandwidth", {"memory", "access", "bandwidth", "per SM", "SMs", "bound"}, {}};
   if (!r.contains("bandwidth") || !r["bandwidth"].is_object()) return t;
@@ -302,7 +303,7 @@ TopologyTable topology_bandwidth_table(const json& r) {
     }
     std::string bound = "-";
     if (b.contains("bound_bytes_per_cycle_per_sm") && b["bound_bytes_per_cycle_per_sm"].is_number())
-      bound = num(b, "bound_bytes_per_cycle_per_sm", "%.0f B/clk");
+      bound = num(b, "bound_bytes_per_cycle_per_sm", "%.0f B/clk") + (name == "l1_write" ? " L2 write" : "");
     else if (b.contains("bound_gbps") && b["bound_gbps"].is_number())
       bound = rate_text(b["bound_gbps"].get<double>()) + " driver peak";
     if (bound != "-" && b.contains("share_of_bound") && b["share_of_bound"].is_number()) {

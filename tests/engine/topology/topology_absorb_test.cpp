@@ -379,6 +379,59 @@ TEST_CASE("topology absorb: shared bandwidth against the bound of the measured b
   CHECK(r.bandwidth["shared_write"].share_of_bound == 0.75);
 }
 
+TEST_CASE("topology absorb: L1 reads beside the banks' bound only where the L1 is shared memory's storage") {
+  TopologyResult r;
+  r.device.sm_count = 132;
+  absorb::banks(r, {finding("bank_conflicts", 32, {{"bank_width_bytes", 4}})});
+  const std::vector<Finding> l1 = {finding("bandwidth", 33000.0, {{"sms", 132}, {"peak_bytes_per_cycle_per_sm", 120.0}})};
+  absorb::bandwidth(r, "l1", l1);
+  CHECK_FALSE(r.bandwidth["l1"].bound_bytes_per_cycle_per_sm);  // no carveout measured
+  r.cache("l1").size_bytes = 241 * 1024;
+  r.cache("l1_carveout").size_bytes = 230 * 1024;  // within a tenth: search noise, not another split
+  absorb::bandwidth(r, "l1", l1);
+  CHECK_FALSE(r.bandwidth["l1"].bound_bytes_per_cycle_per_sm);
+  r.cache("l1_carveout").size_bytes = 148 * 1024;  // the carveout took storage from the L1
+  absorb::bandwidth(r, "l1", l1);
+  REQUIRE(r.bandwidth["l1"].bound_bytes_per_cycle_per_sm);
+  CHECK(*r.bandwidth["l1"].bound_bytes_per_cycle_per_sm == 128.0);
+  CHECK(*r.bandwidth["l1"].share_of_bound == doctest::Approx(120.0 / 128));
+  CHECK(r.bandwidth["l1"].bound_source->find("carveout") != std::string::npos);
+  // Stores into the L1 get no banks' bound: where they end is the L2 comparison's to say.
+  absorb::bandwidth(r, "l1_write", {finding("bandwidth", 4000.0, {{"peak_bytes_per_cycle_per_sm", 34.0}})});
+  CHECK_FALSE(r.bandwidth["l1_write"].bound_bytes_per_cycle_per_sm);
+  CHECK_FALSE(r.bandwidth["l1_write"].note);  // no L2 write figure yet
+}
+
+TEST_CASE("topology absorb: the L1's stores beside the L2's say write-through, write-back or neither") {
+  const auto per_sm = [](double bpc) {
+    return std::vector<Finding>{finding("bandwidth", bpc * 132, {{"sms", 132}, {"peak_bytes_per_cycle_per_sm", bpc}})};
+  };
+  struct Case {
+    double l1, l2;
+    const char* says;
+    bool bound;
+  };
+  for (const Case c : {Case{35.0, 34.0, "write-through", true}, Case{31.0, 34.0, "write-through", true},
+                       Case{90.0, 34.0, "write-back", false}, Case{40.0, 34.0, "not determined", false}}) {
+    CAPTURE(c.l1);
+    // Either order of the two steps gives the same reading.
+    for (const bool l1_first : {true, false}) {
+      CAPTURE(l1_first);
+      TopologyResult r;
+      if (l1_first) absorb::bandwidth(r, "l1_write", per_sm(c.l1));
+      absorb::bandwidth(r, "l2_write", per_sm(c.l2));
+      if (!l1_first) absorb::bandwidth(r, "l1_write", per_sm(c.l1));
+      const BandwidthResult& w = r.bandwidth["l1_write"];
+      CHECK(w.level == "l1");
+      CHECK(w.access == "write");
+      REQUIRE(w.note);
+      CHECK(w.note->find(c.says) != std::string::npos);
+      CHECK(w.bound_bytes_per_cycle_per_sm.has_value() == c.bound);
+      if (c.bound) CHECK(*w.share_of_bound == doctest::Approx(c.l1 / c.l2));
+    }
+  }
+}
+
 TEST_CASE("topology absorb: DRAM read and write beside the driver's peak, where the driver gives one") {
   TopologyResult r;
   r.device.sm_count = 132;
@@ -534,4 +587,12 @@ TEST_CASE("topology absorb: the L2's size is the whole GPU's, one SM's figure un
   CHECK(c.size_note->find("no knee") != std::string::npos);
   CHECK(c.size_note->find("one SM fills 24 MiB") != std::string::npos);
   CHECK(r.one_sm_size_of("l2") == 25165824u);
+  // One SM's figure undetermined: the whole GPU's size stands for no one SM's, so steps
+  // sized from one SM read the same before and after the whole-GPU step is folded in.
+  TopologyResult u;
+  absorb::l2_one_sm(u, {finding("cache_size", nullptr, {{"reason", "no knee"}})});
+  CHECK_FALSE(u.one_sm_size_of("l2"));
+  absorb::l2_whole(u, {finding("cache_size", 262144)}, 132);
+  CHECK(u.size_of("l2") == 132ull * 262144);
+  CHECK_FALSE(u.one_sm_size_of("l2"));
 }

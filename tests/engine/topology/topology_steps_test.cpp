@@ -90,7 +90,8 @@ TEST_CASE("topology plan: device facts size the bandwidth steps") {
     CHECK(o.at("sweep.layout.blocks") == "[8, 16, 32]");
     CHECK(o.count("array.size") == 0);  // no L2 known: the spec's 1 GiB
   }
-  for (const char* id : {"bandwidth_shared", "bandwidth_shared_write", "bandwidth_l1", "bandwidth_l2", "bandwidth_l2_write"})
+  for (const char* id : {"bandwidth_shared", "bandwidth_shared_write", "bandwidth_l1", "bandwidth_l2", "bandwidth_l2_write",
+                         "bandwidth_l1_write"})
     CHECK(overrides(step(plan, id).sizes_from(r))["layout.blocks"] == "4");
   // L2 steps: half the one-SM L2, in MiB.
   r.cache("l2").size_bytes = 24ull << 20;
@@ -116,7 +117,7 @@ TEST_CASE("topology plan: bandwidth of every level, read and write, after the ot
   for (const auto& s : plan) ids.push_back(s.id);
   const std::vector<std::string> bw{"bandwidth_shared",       "bandwidth_global",   "bandwidth_l1",
                                     "bandwidth_l2",           "bandwidth_shared_write", "bandwidth_l2_write",
-                                    "bandwidth_global_write"};
+                                    "bandwidth_l1_write",     "bandwidth_global_write"};
   // The bandwidth steps follow every step whose arrays lie in ordinary frames (their
   // buffers cannot move those arrays), reads before writes; after them come only the TLB
   // steps that wait on the stage sweep's analysis, over aliased frames of their own.

@@ -303,7 +303,7 @@ TEST_CASE("topology: read and write bandwidth of shared memory, L1, L2 and DRAM 
   TopologyOptions o;
   o.out_dir = out.file("topology");
   o.only = {"shared_banks", "bandwidth_shared", "bandwidth_global", "bandwidth_l1", "bandwidth_l2",
-            "bandwidth_shared_write", "bandwidth_l2_write", "bandwidth_global_write"};
+            "bandwidth_shared_write", "bandwidth_l2_write", "bandwidth_l1_write", "bandwidth_global_write"};
   std::atomic<bool> stop{false};
   const json r = run_topology(*device, o, stop);
   REQUIRE(r["status"] == "complete");
@@ -323,6 +323,8 @@ TEST_CASE("topology: read and write bandwidth of shared memory, L1, L2 and DRAM 
       {"l1", 128, gt["path_latencies"]["ca"]["l1"].get<double>()},
       {"l2", 1024 / sms, gt["path_latencies"]["cg"]["l2"].get<double>()},
       {"l2_write", 512 / sms, gt["path_latencies"]["cg"]["l2"].get<double>()},
+      // The profile's L1 writes through: its stores meet the L2's write rate.
+      {"l1_write", 512 / sms, gt["path_latencies"]["ca"]["l2"].get<double>()},
       {"global", 256 / sms, gt["path_latencies"]["cg"]["dram"].get<double>()},
       {"global_write", 192 / sms, gt["path_latencies"]["cg"]["dram"].get<double>()},
   };
@@ -359,10 +361,46 @@ TEST_CASE("topology: read and write bandwidth of shared memory, L1, L2 and DRAM 
   CHECK(number(r["bandwidth"]["shared_write"], "bound_bytes_per_cycle_per_sm") == 128);
   CHECK(number(r["bandwidth"]["shared_write"], "share_of_bound") == doctest::Approx(0.75).epsilon(0.01));
   CHECK_FALSE(r["bandwidth"]["global_write"].contains("bound_gbps"));
+  // The L1's stores beside the L2's: written through, the L2's rate is their bound.
+  const json& l1w = r["bandwidth"]["l1_write"];
+  REQUIRE(l1w.contains("note"));
+  CHECK(l1w["note"].get<std::string>().find("write-through") != std::string::npos);
+  CHECK(number(l1w, "bound_bytes_per_cycle_per_sm") == doctest::Approx(number(r["bandwidth"]["l2_write"], "bytes_per_cycle_per_sm")));
+  CHECK(number(l1w, "share_of_bound") == doctest::Approx(1).epsilon(0.05));
+  // No carveout step ran: nothing says the L1 is shared memory's storage, so no bound for its reads.
+  CHECK_FALSE(r["bandwidth"]["l1"].contains("bound_bytes_per_cycle_per_sm"));
   // The table shows read and write of each level.
   const std::string table = topology_table(r);
   CAPTURE(table);
   for (const char* level : {"shared", "L1", "L2", "DRAM"})
     CHECK(table.find(std::string("\n") + level + " ") != std::string::npos);
   CHECK(table.find("write") != std::string::npos);
+}
+
+// An L1 that keeps stores (write: back) takes them at its own rate, above the L2's: the
+// topology says write-back and sets no bound from the L2.
+TEST_CASE("topology: an L1 that writes back stores faster than the L2 takes them") {
+  TempDir out;
+  std::string profile = kReadWriteProfile;
+  const std::string through = "write_bandwidth: 64}";
+  const auto at = profile.find(through);
+  REQUIRE(at != std::string::npos);
+  profile.replace(at, through.size(), "write_bandwidth: 64, write: back}");
+  const std::string file = out.write("bandwidth-wb.yaml", profile);
+  const sim::Profile truth = sim::load_profile_file(file);
+  auto device = open_device("sim:" + file);
+  TopologyOptions o;
+  o.out_dir = out.file("topology");
+  o.only = {"bandwidth_l2_write", "bandwidth_l1_write"};
+  std::atomic<bool> stop{false};
+  const json r = run_topology(*device, o, stop);
+  REQUIRE(r["status"] == "complete");
+  const json& l1w = r["bandwidth"]["l1_write"];
+  CAPTURE(l1w.dump());
+  CHECK(number(l1w, "bytes_per_cycle_per_sm") == doctest::Approx(64).epsilon(0.05));  // the L1's store rate
+  CHECK(number(r["bandwidth"]["l2_write"], "bytes_per_cycle_per_sm") ==
+        doctest::Approx(512.0 / truth.sm_count).epsilon(0.05));
+  REQUIRE(l1w.contains("note"));
+  CHECK(l1w["note"].get<std::string>().find("write-back") != std::string::npos);
+  CHECK_FALSE(l1w.contains("bound_bytes_per_cycle_per_sm"));
 }
