@@ -798,36 +798,35 @@ bool l1_shares_shared_storage(const TopologyResult& r) {
   return l1 && other && static_cast<double>(*other) < 0.9 * static_cast<double>(*l1);
 }
 
-// Stores into an array the L1 holds, beside stores into one the L2 holds, per SM and
-// cycle with the same layout: alike (within a tenth), the L1 passes stores on to the L2
-// (write-through) and its write rate is the L2's; well above it (a quarter), the L1 keeps
-// them. Between the two, no reading.
-void compare_l1_and_l2_writes(TopologyResult& r) {
-  const auto l1 = r.bandwidth.find("l1_write");
-  const auto l2 = r.bandwidth.find("l2_write");
-  if (l1 == r.bandwidth.end() || l2 == r.bandwidth.end()) return;
-  BandwidthResult& w = l1->second;
+// The L1's stores beside the same stores through the path without the L1 (same array,
+// layout and sweep): alike (within a tenth), the L1 passes stores on (write-through) and
+// the control's rate is their ceiling; a quarter or more ahead, the L1 keeps them
+// (write-back). Between the two, no reading.
+void read_l1_write_control(BandwidthResult& w) {
   w.note.reset(), w.bound_bytes_per_cycle_per_sm.reset(), w.bound_source.reset(), w.share_of_bound.reset();
-  if (!w.bytes_per_cycle_per_sm || !l2->second.bytes_per_cycle_per_sm || !(*l2->second.bytes_per_cycle_per_sm > 0)) return;
-  const double ratio = *w.bytes_per_cycle_per_sm / *l2->second.bytes_per_cycle_per_sm;
-  char buf[256];
+  if (!w.bytes_per_cycle_per_sm || !w.control_bytes_per_cycle_per_sm || !(*w.control_bytes_per_cycle_per_sm > 0)) return;
+  const double control = *w.control_bytes_per_cycle_per_sm;
+  const double ratio = *w.bytes_per_cycle_per_sm / control;
+  char buf[320];
   if (std::abs(ratio - 1) <= 0.1) {
-    // Written through: the L2's rate is the ceiling these stores meet.
-    w.bound_bytes_per_cycle_per_sm = *l2->second.bytes_per_cycle_per_sm;
-    w.bound_source = "the L2 write rate per SM (bandwidth_l2_write step): the L1 writes stores through";
+    w.bound_bytes_per_cycle_per_sm = control;
+    w.bound_source = "the same stores without the L1 (st.global.cg, bandwidth_l1_write_control): the L1 writes "
+                     "stores through";
     w.share_of_bound = ratio;
     std::snprintf(buf, sizeof buf,
-                  "%.2f x the L2 write rate per SM (%.1f B/clk): stores pass through the L1 to the L2 "
-                  "(write-through), so this is the L2's rate",
-                  ratio, *l2->second.bytes_per_cycle_per_sm);
+                  "%.2f x the same stores without the L1 (st.global.cg, same array: %.1f B/clk per SM): the L1 "
+                  "passes stores on to the L2 (write-through); this is the L2's rate for lines every SM writes",
+                  ratio, control);
   } else if (ratio >= 1.25) {
-    std::snprintf(buf, sizeof buf, "%.2f x the L2 write rate per SM (%.1f B/clk): the L1 keeps stores (write-back)",
-                  ratio, *l2->second.bytes_per_cycle_per_sm);
+    std::snprintf(buf, sizeof buf,
+                  "%.2f x the same stores without the L1 (st.global.cg, same array: %.1f B/clk per SM): the L1 keeps "
+                  "stores (write-back)",
+                  ratio, control);
   } else {
     std::snprintf(buf, sizeof buf,
-                  "%.2f x the L2 write rate per SM (%.1f B/clk): neither the L2's rate (write-through) nor well "
-                  "above it (write-back); how the L1 treats stores is not determined",
-                  ratio, *l2->second.bytes_per_cycle_per_sm);
+                  "%.2f x the same stores without the L1 (st.global.cg, same array: %.1f B/clk per SM): neither "
+                  "alike (write-through) nor well ahead (write-back); how the L1 treats stores is not determined",
+                  ratio, control);
   }
   w.note = buf;
 }
@@ -871,7 +870,16 @@ void bandwidth(TopologyResult& r, const std::string& memory, const Findings& fs)
     }
   }
   r.bandwidth[memory] = std::move(b);
-  if (memory == "l1_write" || memory == "l2_write") compare_l1_and_l2_writes(r);
+}
+
+void l1_write_control(TopologyResult& r, const Findings& fs) {
+  const auto f = findings::bandwidth(fs);
+  const auto it = r.bandwidth.find("l1_write");
+  if (!f || it == r.bandwidth.end()) return;  // no L1 write figure: the control alone says nothing
+  BandwidthResult& w = it->second;
+  w.control_bytes_per_cycle_per_sm = f->bytes_per_cycle_per_sm;
+  w.control_gbps = f->gbps;
+  read_l1_write_control(w);
 }
 
 }  // namespace dissect::absorb

@@ -68,6 +68,9 @@ void tlb_scope(TopologyResult& r, const Findings& fs);
 void page_size(TopologyResult& r, const Findings& fs);
 void page_size_scattered(TopologyResult& r, const Findings& fs);
 void bandwidth(TopologyResult& r, const std::string& memory, const Findings& fs);
+// The L1 write's control (the same stores without the L1), beside bandwidth.l1_write:
+// write-through, write-back or not determined.
+void l1_write_control(TopologyResult& r, const Findings& fs);
 
 }  // namespace absorb
 }  // namespace dissect

@@ -76,6 +76,8 @@ json bandwidth_json(const BandwidthResult& b) {
   put(j, "bound_gbps", b.bound_gbps);
   put(j, "bound_source", b.bound_source);
   put(j, "share_of_bound", b.share_of_bound);
+  put(j, "control_bytes_per_cycle_per_sm", b.control_bytes_per_cycle_per_sm);
+  put(j, "control_gbps", b.control_gbps);
   put(j, "note", b.note);
   return j;
 }

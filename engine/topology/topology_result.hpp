@@ -136,7 +136,10 @@ struct BandwidthResult {
   std::optional<double> bound_gbps;
   std::optional<std::string> bound_source;
   std::optional<double> share_of_bound;
-  std::optional<std::string> note;  // what the figure says beside another (the L1's stores beside the L2's)
+  // L1 write: the same stores through the path without the L1 (bandwidth_l1_write_control),
+  // and what the two together say (write-through, write-back, or not determined).
+  std::optional<double> control_bytes_per_cycle_per_sm, control_gbps;
+  std::optional<std::string> note;
 };
 
 // The device facts steps size themselves from.

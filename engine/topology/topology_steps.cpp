@@ -527,7 +527,15 @@ std::vector<TopologyStep> topology_plan() {
   plan.push_back(l2_bandwidth_step("l2"));
   plan.push_back(bandwidth_step("shared_write", {1}));
   plan.push_back(l2_bandwidth_step("l2_write"));
-  plan.push_back(bandwidth_step("l1_write", {1}));  // after the L2's: absorb sets the two side by side
+  plan.push_back(bandwidth_step("l1_write", {1}));
+  {
+    // The same stores without the L1: what tells write-through from write-back.
+    TopologyStep control = bandwidth_step("l1_write", {1});
+    control.id = "bandwidth_l1_write_control";
+    control.label = "L1 write control (no L1)";
+    control.absorb = absorb::l1_write_control;
+    plan.push_back(std::move(control));
+  }
   plan.push_back(dram_bandwidth_step("global_write"));
   // After the bandwidth steps (which need nothing of the TLB steps), so that the GPU
   // measures them while the stage sweep's analysis runs, on which these two wait; their

@@ -261,7 +261,7 @@ const char* level_label(const std::string& level) {
 // GB/s), bytes per cycle per SM, how many SMs of the device ran (a figure of fewer SMs
 // than the device has says so in its own cell), and the bound it approaches where one
 // is known (shared memory and an L1 that is its storage: the measured banks; DRAM: the
-// driver's peak; an L1 that writes stores through: the L2's write rate).
+// driver's peak; an L1 that writes stores through: the same stores without the L1).
 TopologyTable topology_bandwidth_table(const json& r) {
   TopologyTable t{"Bandwidth", {"memory", "access", "bandwidth", "per SM", "SMs", "bound"}, {}};
   if (!r.contains("bandwidth") || !r["bandwidth"].is_object()) return t;
@@ -303,7 +303,7 @@ TopologyTable topology_bandwidth_table(const json& r) {
     }
     std::string bound = "-";
     if (b.contains("bound_bytes_per_cycle_per_sm") && b["bound_bytes_per_cycle_per_sm"].is_number())
-      bound = num(b, "bound_bytes_per_cycle_per_sm", "%.0f B/clk") + (name == "l1_write" ? " L2 write" : "");
+      bound = num(b, "bound_bytes_per_cycle_per_sm", "%.0f B/clk") + (name == "l1_write" ? " without the L1" : "");
     else if (b.contains("bound_gbps") && b["bound_gbps"].is_number())
       bound = rate_text(b["bound_gbps"].get<double>()) + " driver peak";
     if (bound != "-" && b.contains("share_of_bound") && b["share_of_bound"].is_number()) {

@@ -402,34 +402,39 @@ TEST_CASE("topology absorb: L1 reads beside the banks' bound only where the L1 i
   CHECK_FALSE(r.bandwidth["l1_write"].note);  // no L2 write figure yet
 }
 
-TEST_CASE("topology absorb: the L1's stores beside the L2's say write-through, write-back or neither") {
+TEST_CASE("topology absorb: the L1's stores beside the same stores without the L1: write-through, write-back or neither") {
   const auto per_sm = [](double bpc) {
     return std::vector<Finding>{finding("bandwidth", bpc * 132, {{"sms", 132}, {"peak_bytes_per_cycle_per_sm", bpc}})};
   };
   struct Case {
-    double l1, l2;
+    double l1, control;
     const char* says;
     bool bound;
   };
-  for (const Case c : {Case{35.0, 34.0, "write-through", true}, Case{31.0, 34.0, "write-through", true},
-                       Case{90.0, 34.0, "write-back", false}, Case{40.0, 34.0, "not determined", false}}) {
+  for (const Case c : {Case{12.0, 11.5, "write-through", true}, Case{11.0, 12.0, "write-through", true},
+                       Case{90.0, 34.0, "write-back", false}, Case{40.0, 34.0, "not determined", false},
+                       Case{12.0, 17.0, "not determined", false}}) {
     CAPTURE(c.l1);
-    // Either order of the two steps gives the same reading.
-    for (const bool l1_first : {true, false}) {
-      CAPTURE(l1_first);
-      TopologyResult r;
-      if (l1_first) absorb::bandwidth(r, "l1_write", per_sm(c.l1));
-      absorb::bandwidth(r, "l2_write", per_sm(c.l2));
-      if (!l1_first) absorb::bandwidth(r, "l1_write", per_sm(c.l1));
-      const BandwidthResult& w = r.bandwidth["l1_write"];
-      CHECK(w.level == "l1");
-      CHECK(w.access == "write");
-      REQUIRE(w.note);
-      CHECK(w.note->find(c.says) != std::string::npos);
-      CHECK(w.bound_bytes_per_cycle_per_sm.has_value() == c.bound);
-      if (c.bound) CHECK(*w.share_of_bound == doctest::Approx(c.l1 / c.l2));
-    }
+    CAPTURE(c.control);
+    TopologyResult r;
+    absorb::bandwidth(r, "l1_write", per_sm(c.l1));
+    CHECK_FALSE(r.bandwidth["l1_write"].note);  // no control yet
+    absorb::l1_write_control(r, per_sm(c.control));
+    const BandwidthResult& w = r.bandwidth["l1_write"];
+    CHECK(w.level == "l1");
+    CHECK(w.access == "write");
+    CHECK(*w.bytes_per_cycle_per_sm == c.l1);  // the figure is the L1 path's, the control stands beside it
+    CHECK(*w.control_bytes_per_cycle_per_sm == c.control);
+    REQUIRE(w.note);
+    CHECK(w.note->find(c.says) != std::string::npos);
+    CHECK(w.bound_bytes_per_cycle_per_sm.has_value() == c.bound);
+    if (c.bound) CHECK(*w.share_of_bound == doctest::Approx(c.l1 / c.control));
+    CHECK(r.bandwidth.size() == 1);  // the control has no row of its own
   }
+  // A control without an L1 write figure says nothing and adds no row.
+  TopologyResult alone;
+  absorb::l1_write_control(alone, per_sm(12.0));
+  CHECK(alone.bandwidth.empty());
 }
 
 TEST_CASE("topology absorb: DRAM read and write beside the driver's peak, where the driver gives one") {

@@ -91,7 +91,7 @@ TEST_CASE("topology plan: device facts size the bandwidth steps") {
     CHECK(o.count("array.size") == 0);  // no L2 known: the spec's 1 GiB
   }
   for (const char* id : {"bandwidth_shared", "bandwidth_shared_write", "bandwidth_l1", "bandwidth_l2", "bandwidth_l2_write",
-                         "bandwidth_l1_write"})
+                         "bandwidth_l1_write", "bandwidth_l1_write_control"})
     CHECK(overrides(step(plan, id).sizes_from(r))["layout.blocks"] == "4");
   // L2 steps: half the one-SM L2, in MiB.
   r.cache("l2").size_bytes = 24ull << 20;
@@ -117,7 +117,8 @@ TEST_CASE("topology plan: bandwidth of every level, read and write, after the ot
   for (const auto& s : plan) ids.push_back(s.id);
   const std::vector<std::string> bw{"bandwidth_shared",       "bandwidth_global",   "bandwidth_l1",
                                     "bandwidth_l2",           "bandwidth_shared_write", "bandwidth_l2_write",
-                                    "bandwidth_l1_write",     "bandwidth_global_write"};
+                                    "bandwidth_l1_write",     "bandwidth_l1_write_control",
+                                    "bandwidth_global_write"};
   // The bandwidth steps follow every step whose arrays lie in ordinary frames (their
   // buffers cannot move those arrays), reads before writes; after them come only the TLB
   // steps that wait on the stage sweep's analysis, over aliased frames of their own.
@@ -133,6 +134,19 @@ TEST_CASE("topology plan: bandwidth of every level, read and write, after the ot
   for (const auto& id : bw) {
     CAPTURE(id);
     CHECK_FALSE(step(plan, id).in_fast_mode);
+    if (id == "bandwidth_l1_write_control") {
+      // The L1 write's control: the same stores, array and sweep through the path without the L1.
+      const auto at = [](const char* step_id) {
+        return load_spec((std::filesystem::path(specs_dir()) / "topology" / (std::string(step_id) + ".yaml")).string());
+      };
+      const Spec control = at("bandwidth_l1_write_control"), l1 = at("bandwidth_l1_write");
+      CHECK(control.base.access == Access::store);
+      CHECK(control.base.path == LoadPath::cg);
+      CHECK(l1.base.path == LoadPath::ca);
+      CHECK(control.base.array.size_bytes == l1.base.array.size_bytes);
+      CHECK(control.point_count() == l1.point_count());
+      continue;
+    }
     // One step per figure of topology.json, and its spec's access says which.
     const BandwidthMeasure* m = bandwidth_measure(id.substr(std::string("bandwidth_").size()));
     REQUIRE(m != nullptr);
@@ -141,7 +155,7 @@ TEST_CASE("topology plan: bandwidth of every level, read and write, after the ot
     CHECK((spec.base.access == Access::store) == (std::string(m->access) == "write"));
     CHECK(to_string(spec.base.target) == std::string(m->level));
   }
-  CHECK(bandwidth_measures().size() == bw.size());
+  CHECK(bandwidth_measures().size() + 1 == bw.size());  // every figure's step, and the L1 write's control
 }
 
 TEST_CASE("topology plan: the DRAM steps' spec array is the size the step raises from") {

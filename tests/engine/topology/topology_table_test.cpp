@@ -179,7 +179,7 @@ TEST_CASE("bandwidth table: read and write of each level, the DRAM beside the dr
                                     {"bound_gbps", 3352.32},   {"share_of_bound", 0.9188}, {"bytes_per_cycle_per_sm", 10.0}};
   r["bandwidth"]["l2_write"] = {{"value", 3940.0}, {"unit", "GB/s"}, {"sms", 4}, {"device_sms", 4}};
   r["bandwidth"]["l2"] = {{"value", 7300.0}, {"unit", "GB/s"}, {"sms", 4}, {"device_sms", 4}};
-  // An L1 that writes through: the L2's write rate is its bound.
+  // An L1 that writes through: the same stores without the L1 are its bound.
   r["bandwidth"]["l1_write"] = {{"value", 3900.0},
                                 {"unit", "GB/s"},
                                 {"sms", 4},
@@ -196,7 +196,7 @@ TEST_CASE("bandwidth table: read and write of each level, the DRAM beside the dr
   CHECK(bw.rows[5][2] == "3.08 TB/s");
   CHECK(bw.rows[5][5] == "3.35 TB/s driver peak (92% reached)");
   CHECK(bw.rows[3][5] == "-");  // no known bound for the L2
-  CHECK(bw.rows[2][5] == "34 B/clk L2 write (99% reached)");
+  CHECK(bw.rows[2][5] == "34 B/clk without the L1 (99% reached)");
   // The terminal: one padded line per figure.
   std::istringstream lines(topology_table(r));
   bool l2_write = false;

@@ -303,7 +303,7 @@ TEST_CASE("topology: read and write bandwidth of shared memory, L1, L2 and DRAM 
   TopologyOptions o;
   o.out_dir = out.file("topology");
   o.only = {"shared_banks", "bandwidth_shared", "bandwidth_global", "bandwidth_l1", "bandwidth_l2",
-            "bandwidth_shared_write", "bandwidth_l2_write", "bandwidth_l1_write", "bandwidth_global_write"};
+            "bandwidth_shared_write", "bandwidth_l2_write", "bandwidth_l1_write", "bandwidth_l1_write_control", "bandwidth_global_write"};
   std::atomic<bool> stop{false};
   const json r = run_topology(*device, o, stop);
   REQUIRE(r["status"] == "complete");
@@ -361,12 +361,14 @@ TEST_CASE("topology: read and write bandwidth of shared memory, L1, L2 and DRAM 
   CHECK(number(r["bandwidth"]["shared_write"], "bound_bytes_per_cycle_per_sm") == 128);
   CHECK(number(r["bandwidth"]["shared_write"], "share_of_bound") == doctest::Approx(0.75).epsilon(0.01));
   CHECK_FALSE(r["bandwidth"]["global_write"].contains("bound_gbps"));
-  // The L1's stores beside the L2's: written through, the L2's rate is their bound.
+  // The L1's stores beside the same stores without the L1: written through, those are their bound.
   const json& l1w = r["bandwidth"]["l1_write"];
   REQUIRE(l1w.contains("note"));
   CHECK(l1w["note"].get<std::string>().find("write-through") != std::string::npos);
-  CHECK(number(l1w, "bound_bytes_per_cycle_per_sm") == doctest::Approx(number(r["bandwidth"]["l2_write"], "bytes_per_cycle_per_sm")));
+  CHECK(number(l1w, "control_bytes_per_cycle_per_sm") == doctest::Approx(512 / sms).epsilon(0.05));
+  CHECK(number(l1w, "bound_bytes_per_cycle_per_sm") == number(l1w, "control_bytes_per_cycle_per_sm"));
   CHECK(number(l1w, "share_of_bound") == doctest::Approx(1).epsilon(0.05));
+  CHECK_FALSE(r["bandwidth"].contains("l1_write_control"));  // beside the L1's figure, no row of its own
   // No carveout step ran: nothing says the L1 is shared memory's storage, so no bound for its reads.
   CHECK_FALSE(r["bandwidth"]["l1"].contains("bound_bytes_per_cycle_per_sm"));
   // The table shows read and write of each level.
@@ -377,8 +379,8 @@ TEST_CASE("topology: read and write bandwidth of shared memory, L1, L2 and DRAM 
   CHECK(table.find("write") != std::string::npos);
 }
 
-// An L1 that keeps stores (write: back) takes them at its own rate, above the L2's: the
-// topology says write-back and sets no bound from the L2.
+// An L1 that keeps stores (write: back) takes them at its own rate, ahead of the same
+// stores without the L1: the topology says write-back and sets no bound from them.
 TEST_CASE("topology: an L1 that writes back stores faster than the L2 takes them") {
   TempDir out;
   std::string profile = kReadWriteProfile;
@@ -391,15 +393,14 @@ TEST_CASE("topology: an L1 that writes back stores faster than the L2 takes them
   auto device = open_device("sim:" + file);
   TopologyOptions o;
   o.out_dir = out.file("topology");
-  o.only = {"bandwidth_l2_write", "bandwidth_l1_write"};
+  o.only = {"bandwidth_l1_write", "bandwidth_l1_write_control"};
   std::atomic<bool> stop{false};
   const json r = run_topology(*device, o, stop);
   REQUIRE(r["status"] == "complete");
   const json& l1w = r["bandwidth"]["l1_write"];
   CAPTURE(l1w.dump());
   CHECK(number(l1w, "bytes_per_cycle_per_sm") == doctest::Approx(64).epsilon(0.05));  // the L1's store rate
-  CHECK(number(r["bandwidth"]["l2_write"], "bytes_per_cycle_per_sm") ==
-        doctest::Approx(512.0 / truth.sm_count).epsilon(0.05));
+  CHECK(number(l1w, "control_bytes_per_cycle_per_sm") == doctest::Approx(512.0 / truth.sm_count).epsilon(0.05));
   REQUIRE(l1w.contains("note"));
   CHECK(l1w["note"].get<std::string>().find("write-back") != std::string::npos);
   CHECK_FALSE(l1w.contains("bound_bytes_per_cycle_per_sm"));
