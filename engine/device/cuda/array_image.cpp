@@ -24,7 +24,9 @@ ArrayImage make_array_image(const ArraySpec& array, ElementType element, std::sp
     const std::uint64_t n = array.size_bytes / img.elem_bytes;
     if (element == ElementType::u32 && n - 1 > 0xffffffffull)
       throw std::invalid_argument("more than 2^32 elements: use element u64");
-    img.dense = array.size_bytes <= dense_limit || img.pass_length >= n / 8;
+    // Frames other than contiguous serve TLB experiments: a few slots far apart, where a
+    // whole image would cost a fill and an upload of every element for nothing.
+    img.dense = (array.size_bytes <= dense_limit && array.frames == Frames::contiguous) || img.pass_length >= n / 8;
     if (img.dense && device_fill && order.pattern() == Pattern::sequential) {
       img.device_fill = true;
       img.fill_stride = array.stride_bytes / img.elem_bytes;

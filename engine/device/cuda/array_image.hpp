@@ -33,8 +33,8 @@ struct ArrayImage {
   std::vector<std::uint64_t> offsets, values;       // sparse: byte offsets and element values
 };
 
-// Dense when the array is at most `dense_limit` bytes or a pass visits at
-// least 1/8 of its elements. `extra_starts` (byte offsets where chasers start)
+// Dense when the array, in contiguous frames, is at most `dense_limit` bytes, or a
+// pass visits at least 1/8 of its elements (aliased or scattered frames: only then). `extra_starts` (byte offsets where chasers start)
 // are written too in sparse images. Throws RunError for arrays a chase cannot
 // express (e.g. element indices beyond u32 for u32 elements). With `device_fill`,
 // a dense sequential array gets no host image (the device writes it).

@@ -7,6 +7,8 @@
 #include <cstdlib>
 #include <tuple>
 #include <cstring>
+#include <deque>
+#include <future>
 #include <iostream>
 #include <numeric>
 #include <optional>
@@ -507,11 +509,22 @@ RunTimings CudaDevice::run_points(const RunRequest& req, RunSink& sink) {
     return key;
   };
   const std::vector<LaunchGroup> plan = plan_launches(req.points, limits, compat);
+  // The host side of the next groups (their chase orders and array images: milliseconds
+  // each for large arrays) is prepared on worker threads while this one measures. Only
+  // host memory is touched there; every driver call stays on this thread, in the order
+  // it always had, so the device sees the same sequence.
+  constexpr std::size_t kPreparedAhead = 3;
+  std::deque<std::future<std::unique_ptr<CudaLaunch>>> prepared;
+  std::size_t queued = 0;
   std::size_t done = 0;
-  for (const auto& g : plan) {
+  for (std::size_t gi = 0; gi < plan.size(); ++gi) {
     if (req.stop != nullptr && req.stop->load()) break;
-    run_group(req, g, timings, sink);
-    done += g.points.size();
+    for (; queued < plan.size() && queued <= gi + kPreparedAhead; ++queued)
+      prepared.push_back(std::async(std::launch::async, [this, &req, &g = plan[queued]] { return prepare_launch(req, g); }));
+    std::future<std::unique_ptr<CudaLaunch>> mine = std::move(prepared.front());
+    prepared.pop_front();
+    run_group(req, plan[gi], mine, timings, sink);
+    done += plan[gi].points.size();
     sink.progress(done, req.points.size());
   }
   if (timing_report_wanted()) {
@@ -541,13 +554,27 @@ void CudaDevice::inject_test_fault() {
   throw RunError("DISSECT_TEST_INJECT_FAULT: the trapping kernel did not fault");
 }
 
-void CudaDevice::run_group(const RunRequest& req, const LaunchGroup& group, RunTimings& timings, RunSink& sink) {
+std::unique_ptr<CudaLaunch> CudaDevice::prepare_launch(const RunRequest& req, const LaunchGroup& group) const {
+  const Experiment& e0 = req.points[group.points.front()].experiment;
+  std::vector<const Experiment*> experiments;
+  experiments.reserve(group.points.size());
+  for (const std::size_t pi : group.points) experiments.push_back(&req.points[pi].experiment);
+  CudaLimits limits;
+  limits.max_shared_per_block = smem_.max_per_block_optin;
+  if (e0.layout.array == BlockArrays::per_block && e0.layout.blocks > sm_count_)
+    throw RunError("layout.blocks " + std::to_string(e0.layout.blocks) + " with layout.array per_block: the device has " +
+                   std::to_string(sm_count_) + " SMs, and every block must run on an SM of its own, at once");
+  return kernel_family(e0).cuda_launch(experiments, limits);
+}
+
+void CudaDevice::run_group(const RunRequest& req, const LaunchGroup& group,
+                           std::future<std::unique_ptr<CudaLaunch>>& prepared, RunTimings& timings, RunSink& sink) {
   const Point& first = req.points[group.points.front()];
   try {
     for (const std::size_t pi : group.points)
       if (fault_injected_at(req, req.points[pi])) inject_test_fault();
     Kernel& k = kernel(kernel_params(first.experiment), timings, &sink);
-    launch_group(req, group, k, timings, sink);
+    launch_group(req, group, k, prepared, timings, sink);
   } catch (const RunError& e) {
     std::string where = "spec " + (req.spec != nullptr ? req.spec->path : std::string("?")) + ", point " +
                         point_label(first);
@@ -560,20 +587,12 @@ void CudaDevice::run_group(const RunRequest& req, const LaunchGroup& group, RunT
   }
 }
 
-void CudaDevice::launch_group(const RunRequest& req, const LaunchGroup& group, Kernel& k, RunTimings& timings,
-                              RunSink& sink) {
-  const auto t_prep = std::chrono::steady_clock::now();
+void CudaDevice::launch_group(const RunRequest& req, const LaunchGroup& group, Kernel& k,
+                              std::future<std::unique_ptr<CudaLaunch>>& prepared, RunTimings& timings, RunSink& sink) {
+  const auto t_prep = std::chrono::steady_clock::now();  // what is left of it: the wait for the worker
   const Experiment& e0 = req.points[group.points.front()].experiment;
   const KernelFamily& family = kernel_family(e0);
-  std::vector<const Experiment*> experiments;
-  experiments.reserve(group.points.size());
-  for (const std::size_t pi : group.points) experiments.push_back(&req.points[pi].experiment);
-  CudaLimits limits;
-  limits.max_shared_per_block = smem_.max_per_block_optin;
-  if (e0.layout.array == BlockArrays::per_block && e0.layout.blocks > sm_count_)
-    throw RunError("layout.blocks " + std::to_string(e0.layout.blocks) + " with layout.array per_block: the device has " +
-                   std::to_string(sm_count_) + " SMs, and every block must run on an SM of its own, at once");
-  const std::unique_ptr<CudaLaunch> launch = family.cuda_launch(experiments, limits);
+  const std::unique_ptr<CudaLaunch> launch = prepared.get();  // its RunError, if any, is this group's
 
   // ---- arrays, parameter table, results -----------------------------------
   TextureSet textures(drv_);
@@ -687,7 +706,12 @@ void CudaDevice::launch_group(const RunRequest& req, const LaunchGroup& group, K
     if (clash) {  // the packing did not hold: run the points one at a time instead
       std::cerr << "dissect: per-SM launch of " << n << " points: two blocks ran on SM " << *clash
                 << "; running them one at a time\n";
-      for (const std::size_t pi : group.points) run_group(req, LaunchGroup{{pi}, false}, timings, sink);
+      for (const std::size_t pi : group.points) {
+        const LaunchGroup alone{{pi}, false};
+        std::future<std::unique_ptr<CudaLaunch>> mine =
+            std::async(std::launch::deferred, [this, &req, &alone] { return prepare_launch(req, alone); });
+        run_group(req, alone, mine, timings, sink);
+      }
       return;
     }
     launch->decode(r, readback, traces, overheads);

@@ -28,6 +28,8 @@
 
 namespace dissect {
 
+class CudaLaunch;  // engine/device/cuda/cuda_launch.hpp
+
 class CudaDevice final : public Device {
  public:
   // Opens GPU `ordinal`; throws RunError (pointing at --device sim:...) when
@@ -78,10 +80,15 @@ class CudaDevice final : public Device {
   // The helper kernels (scatter, fill_sequential_batch) that write arrays on the device.
   std::pair<CUfunction, CUfunction> helper_functions(RunTimings& timings);
   void report_kernel(Kernel& k, RunSink& sink);
-  void run_group(const RunRequest& req, const LaunchGroup& group, RunTimings& timings, RunSink& sink);
+  // A group's host side, no driver call in it (worker threads prepare later groups while
+  // earlier ones measure): its family's launch, with the arrays' contents laid out.
+  std::unique_ptr<CudaLaunch> prepare_launch(const RunRequest& req, const LaunchGroup& group) const;
+  void run_group(const RunRequest& req, const LaunchGroup& group, std::future<std::unique_ptr<CudaLaunch>>& prepared,
+                 RunTimings& timings, RunSink& sink);
   // One launch group with its kernel, for any kernel family: the family lays out the
   // launch (engine/device/cuda/cuda_launch.hpp), this does the rest.
-  void launch_group(const RunRequest& req, const LaunchGroup& group, Kernel& k, RunTimings& timings, RunSink& sink);
+  void launch_group(const RunRequest& req, const LaunchGroup& group, Kernel& k,
+                    std::future<std::unique_ptr<CudaLaunch>>& prepared, RunTimings& timings, RunSink& sink);
   // Shared-memory plan of a launch, applied to the function.
   SmemPlan apply_smem(Kernel& k, const Experiment& e, std::uint32_t needed);
   // Blocks per SM for a launch of k (after apply_smem).

@@ -56,6 +56,31 @@ TEST_CASE("a huge page-strided array becomes a scatter list of its visited eleme
   CHECK(img.values.back() * 4 == img.offsets[0]);
 }
 
+TEST_CASE("a few slots in aliased or scattered frames are a scatter list even in a small array") {
+  ArraySpec a;
+  a.size_bytes = 16ull << 20;  // under the dense limit
+  a.stride_bytes = 4096 + 32;
+  a.pattern = Pattern::random;
+  const ArrayImage contiguous = make_array_image(a, ElementType::u64, {});
+  CHECK(contiguous.dense);  // an ordinary array is copied whole
+  for (const Frames f : {Frames::aliased, Frames::scattered}) {
+    a.frames = f;
+    const ArrayImage img = make_array_image(a, ElementType::u64, {});
+    CHECK_FALSE(img.dense);
+    CHECK(img.bytes.empty());
+    CHECK(img.offsets.size() == img.pass_length);
+    // The same cycle as the dense image: each visited element holds the next one's index.
+    for (std::size_t k = 0; k < img.offsets.size(); ++k) {
+      std::uint64_t v = 0;
+      std::memcpy(&v, contiguous.bytes.data() + img.offsets[k], sizeof v);
+      CHECK(v == img.values[k]);
+    }
+  }
+  // Visited densely, they stay whole.
+  a.stride_bytes = 8;
+  CHECK(make_array_image(a, ElementType::u64, {}).dense);
+}
+
 TEST_CASE("u32 elements cannot index more than 2^32 elements") {
   ArraySpec a;
   a.size_bytes = 32ull << 30;
