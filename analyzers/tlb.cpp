@@ -19,7 +19,9 @@
 // where the staircase is a whole geometry; fully associative is one set.
 #include <algorithm>
 #include <cmath>
+#include <exception>
 #include <map>
+#include <memory>
 
 #include "analyzers/analyzer.hpp"
 #include "analyzers/stats/chase.hpp"
@@ -30,6 +32,7 @@
 #include "analyzers/stats/sweep_groups.hpp"
 #include "analyzers/stats/tlb_footprint.hpp"
 #include "analyzers/stats/unit_excess.hpp"
+#include "engine/core/worker_pool.hpp"
 #include "engine/spec/units.hpp"
 
 namespace dissect {
@@ -175,12 +178,26 @@ class TlbAnalyzer final : public Analyzer {
     });
     const bool combine = params.text("strides", "combine") != "separate";
     const double min_penalty = params.number("min_penalty", 2);
-    std::vector<Series> series;
+    // Each series on its own (a footprint sweep has one per stride): side by side on the
+    // worker pool, this thread taking up whatever no worker has started.
+    std::vector<std::vector<const PointTrace*>> inputs;
     for (const auto& g : groups)
-      for (auto& run : runs(g.points, combine)) {
-        if (run.size() < 3) continue;
-        series.push_back(analyze_series(run, min_penalty));
+      for (auto& run : runs(g.points, combine))
+        if (run.size() >= 3) inputs.push_back(std::move(run));
+    std::vector<std::shared_ptr<workers::Job<Series>>> jobs;
+    for (const auto& in : inputs)
+      jobs.push_back(workers::start<Series>([this, &in, min_penalty] { return analyze_series(in, min_penalty); }));
+    // Every job is finished before anything is thrown: they read `inputs`.
+    std::vector<Series> series;
+    std::exception_ptr failure;
+    for (auto& j : jobs) {
+      try {
+        series.push_back(j->get());
+      } catch (...) {
+        if (!failure) failure = std::current_exception();
       }
+    }
+    if (failure) std::rethrow_exception(failure);
     if (series.empty())
       return {stats::undetermined(name(), "levels",
                                   "no series over N with a stride of at least " + format_bytes(min_stride) +
