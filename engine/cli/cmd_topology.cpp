@@ -128,6 +128,12 @@ int cmd_topology(const Args& args, const std::vector<std::string>& full_argv) {
   o.only = only;
   o.resume = !resume_dir.empty();
   o.retry_failed = vm.count("retry-failed") != 0;
+  // The report reads each step's bundle as soon as it is complete, while later steps measure.
+  const bool want_report = vm.count("no-report") == 0;
+  report::ReportOptions ro;
+  ro.out_dir = (std::filesystem::path(out_dir) / "report").string();
+  TopologyReportPreload preload(out_dir, ro.limits);
+  if (want_report) o.bundle_complete = [&preload](const std::string& bundle) { preload.start(bundle); };
   nlohmann::json result;
   try {
     result = run_topology(*device, o, g_topology_stop);
@@ -171,11 +177,9 @@ int cmd_topology(const Args& args, const std::vector<std::string>& full_argv) {
   // The report comes after the measurements (its time is not part of the
   // topology's wall time) and is written even for an interrupted run: it shows
   // what was measured.
-  if (vm.count("no-report") == 0) {
-    report::ReportOptions ro;
-    ro.out_dir = (std::filesystem::path(out_dir) / "report").string();
+  if (want_report) {
     try {
-      const auto rep = write_topology_report(out_dir, ro);
+      const auto rep = write_topology_report(out_dir, ro, &preload);
       auto& os = json_out ? std::cerr : std::cout;
       os << "report: " << rep.result.report_md << " (" << rep.result.plots.size() << " plots";
       if (rep.result.gnuplot_found) os << ", " << rep.result.rendered() << " rendered)\n";

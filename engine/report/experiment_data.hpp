@@ -22,6 +22,7 @@ struct ReportLimits {
   std::size_t window = 512;             // accesses per point kept for the heatmap
   std::size_t max_rows = 64;            // heatmap rows (points), spread evenly over the sweep
   std::size_t max_line_points = 2000;   // points per series of a line plot (evenly thinned beyond)
+  bool operator==(const ReportLimits&) const = default;
 };
 
 struct PointData {

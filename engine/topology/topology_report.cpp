@@ -39,17 +39,41 @@ bool is_topology_dir(const std::string& dir) {
   return fs::is_regular_file(fs::path(dir) / "topology.json", ec);
 }
 
-TopologyReport write_topology_report(const std::string& topology_dir, const report::ReportOptions& options) {
+void TopologyReportPreload::start(const std::string& bundle) {
+  if (jobs_.count(bundle) != 0) return;
+  jobs_[bundle] = workers::start<report::ExperimentData>(
+      [path = (fs::path(dir_) / bundle).string(), limits = limits_] { return report::load_experiment(path, limits); });
+}
+
+std::shared_ptr<workers::Job<report::ExperimentData>> TopologyReportPreload::take(const std::string& bundle) {
+  const auto it = jobs_.find(bundle);
+  if (it == jobs_.end()) return nullptr;
+  auto job = std::move(it->second);
+  jobs_.erase(it);
+  return job;
+}
+
+TopologyReport write_topology_report(const std::string& topology_dir, const report::ReportOptions& options,
+                                     TopologyReportPreload* preloaded) {
   const json r = read_topology_json(topology_dir);
   TopologyReport out;
+  // Readings started with other limits or for another directory are not this report's.
+  if (preloaded != nullptr &&
+      (fs::path(preloaded->dir()).lexically_normal() != fs::path(topology_dir).lexically_normal() ||
+       preloaded->limits() != options.limits))
+    preloaded = nullptr;
 
-  // The step bundles are read side by side on the worker pool, kept in the steps' order.
+  // The step bundles are read side by side on the worker pool (those read ahead taken as
+  // they are), kept in the steps' order.
   std::vector<std::pair<std::string, std::shared_ptr<workers::Job<report::ExperimentData>>>> loads;
   for (const auto& e : r.value("experiments", json::array())) {
     if (!e.contains("bundle") || !e["bundle"].is_string()) continue;
-    std::string bundle = (fs::path(topology_dir) / e["bundle"].get<std::string>()).string();
-    auto job = workers::start<report::ExperimentData>(
-        [bundle, limits = options.limits] { return report::load_experiment(bundle, limits); });
+    const std::string name = e["bundle"].get<std::string>();
+    std::string bundle = (fs::path(topology_dir) / name).string();
+    auto job = preloaded != nullptr ? preloaded->take(name) : nullptr;
+    if (!job)
+      job = workers::start<report::ExperimentData>(
+          [bundle, limits = options.limits] { return report::load_experiment(bundle, limits); });
     loads.emplace_back(std::move(bundle), std::move(job));
   }
   std::vector<report::ExperimentData> experiments;

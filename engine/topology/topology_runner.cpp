@@ -211,6 +211,8 @@ json run_topology(Device& device, const TopologyOptions& options, const std::ato
       slot.exp["findings"] = findings;
       slot.absorb = slot.exp.value("status", std::string()) == "complete";
       slot.findings = std::move(out.findings);
+      if (options.bundle_complete && slot.exp.contains("bundle") && slot.exp["bundle"].is_string())
+        options.bundle_complete(slot.exp["bundle"].get<std::string>());
     } catch (const std::exception& e) {  // findings.json could not be written: the step failed
       slot.exp["status"] = "failed";
       slot.exp["error"] = e.what();

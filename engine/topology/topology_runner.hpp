@@ -3,6 +3,7 @@
 // directory, each step sized from what the earlier steps measured. A failing
 // step is recorded and the suite goes on; Ctrl-C stops after the step in hand.
 #include <atomic>
+#include <functional>
 #include <string>
 
 #include <nlohmann/json.hpp>
@@ -26,6 +27,10 @@ struct TopologyOptions {
   // With resume: run again the steps a kernel fault failed (kept as failed otherwise: they
   // would fault again, and a fault can cost the process its GPU).
   bool retry_failed = false;
+  // Called on the calling thread when a step's bundle is complete (analysed, findings.json
+  // written), with its directory name under out_dir: e.g. to read it for the report while
+  // later steps measure.
+  std::function<void(const std::string& bundle)> bundle_complete;
 };
 
 // Returns the topology result (the content of topology.json). topology.json is
