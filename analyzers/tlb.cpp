@@ -19,9 +19,8 @@
 // where the staircase is a whole geometry; fully associative is one set.
 #include <algorithm>
 #include <cmath>
-#include <exception>
+#include <functional>
 #include <map>
-#include <memory>
 
 #include "analyzers/analyzer.hpp"
 #include "analyzers/stats/chase.hpp"
@@ -184,20 +183,9 @@ class TlbAnalyzer final : public Analyzer {
     for (const auto& g : groups)
       for (auto& run : runs(g.points, combine))
         if (run.size() >= 3) inputs.push_back(std::move(run));
-    std::vector<std::shared_ptr<workers::Job<Series>>> jobs;
-    for (const auto& in : inputs)
-      jobs.push_back(workers::start<Series>([this, &in, min_penalty] { return analyze_series(in, min_penalty); }));
-    // Every job is finished before anything is thrown: they read `inputs`.
-    std::vector<Series> series;
-    std::exception_ptr failure;
-    for (auto& j : jobs) {
-      try {
-        series.push_back(j->get());
-      } catch (...) {
-        if (!failure) failure = std::current_exception();
-      }
-    }
-    if (failure) std::rethrow_exception(failure);
+    std::vector<std::function<Series()>> tasks;
+    for (const auto& in : inputs) tasks.emplace_back([this, &in, min_penalty] { return analyze_series(in, min_penalty); });
+    std::vector<Series> series = workers::run_all(std::move(tasks));
     if (series.empty())
       return {stats::undetermined(name(), "levels",
                                   "no series over N with a stride of at least " + format_bytes(min_stride) +

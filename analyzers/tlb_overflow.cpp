@@ -19,6 +19,7 @@
 // the first N past it from which every point overflows.
 #include <algorithm>
 #include <cmath>
+#include <functional>
 #include <limits>
 #include <map>
 #include <optional>
@@ -27,6 +28,7 @@
 #include "analyzers/stats/quantiles.hpp"
 #include "analyzers/stats/report.hpp"
 #include "analyzers/stats/stride_series.hpp"
+#include "engine/core/worker_pool.hpp"
 #include "engine/spec/units.hpp"
 
 namespace dissect {
@@ -68,12 +70,14 @@ class TlbOverflowAnalyzer final : public Analyzer {
   std::vector<Finding> analyze(const TraceSet& traces, const AnalyzerParams& params) const override {
     const auto penalties = stats::parse_stride_penalties(params.text("penalties", ""));
     auto by_stride = stats::chase_points_by_stride(traces);
-    std::vector<Finding> out;
+    // Each stride on its own, side by side on the worker pool.
+    std::vector<std::function<Finding()>> tasks;
     for (auto& [stride, points] : by_stride) {
       const auto it = penalties.find(stride);
       if (it == penalties.end() || !(it->second > 0)) continue;
-      out.push_back(analyze_series(stride, points, it->second));
+      tasks.emplace_back([this, s = stride, &pts = points, p = it->second] { return analyze_series(s, pts, p); });
     }
+    std::vector<Finding> out = workers::run_all(std::move(tasks));
     if (out.empty())
       return {stats::undetermined(name(), "slots",
                                   "no series with a level's penalty (parameter penalties, 'STRIDE:CYCLES ...'): "

@@ -15,6 +15,7 @@
 #include <stdexcept>
 #include <type_traits>
 #include <utility>
+#include <vector>
 
 namespace dissect::workers {
 
@@ -88,6 +89,28 @@ std::shared_ptr<Job<R>> start(std::function<R()> work) {
   auto job = std::make_shared<Job<R>>(std::move(work));
   run([job] { job->run(); });
   return job;
+}
+
+// Runs every task side by side on the pool, the calling thread taking up those no worker
+// has started, and returns their results in order. Every task has finished before the
+// first exception one threw is rethrown: tasks may refer to the caller's locals.
+template <class R>
+std::vector<R> run_all(std::vector<std::function<R()>> tasks) {
+  std::vector<std::shared_ptr<Job<R>>> jobs;
+  jobs.reserve(tasks.size());
+  for (auto& t : tasks) jobs.push_back(start<R>(std::move(t)));
+  std::vector<R> results;
+  results.reserve(jobs.size());
+  std::exception_ptr failure;
+  for (auto& j : jobs) {
+    try {
+      results.push_back(j->get());
+    } catch (...) {
+      if (!failure) failure = std::current_exception();
+    }
+  }
+  if (failure) std::rethrow_exception(failure);
+  return results;
 }
 
 }  // namespace dissect::workers

@@ -3,7 +3,11 @@
 #include <doctest/doctest.h>
 
 #include <atomic>
+#include <chrono>
+#include <functional>
 #include <stdexcept>
+#include <string>
+#include <thread>
 #include <vector>
 
 using namespace dissect;
@@ -46,4 +50,32 @@ TEST_CASE("on_worker: true on the pool's threads, false on the thread that runs 
   CHECK(workers::submit([] { return workers::on_worker(); }).get());
   workers::Job<bool> here([] { return workers::on_worker(); });
   CHECK_FALSE(here.get());  // nobody took it up: this thread ran it
+}
+
+TEST_CASE("run_all: every task's result in order; a failure is rethrown once every task has finished") {
+  std::vector<std::function<int()>> tasks;
+  for (int i = 0; i < 40; ++i) tasks.emplace_back([i] { return i * i; });
+  const std::vector<int> squares = workers::run_all(std::move(tasks));
+  REQUIRE(squares.size() == 40);
+  for (int i = 0; i < 40; ++i) CHECK(squares[static_cast<std::size_t>(i)] == i * i);
+  CHECK(workers::run_all(std::vector<std::function<int()>>{}).empty());
+
+  // Tasks that read the caller's locals: all of them have run when the first failure comes back.
+  std::vector<int> inputs(64, 1);
+  std::atomic<int> finished{0};
+  std::vector<std::function<int()>> failing;
+  for (std::size_t i = 0; i < inputs.size(); ++i)
+    failing.emplace_back([&, i] {
+      std::this_thread::sleep_for(std::chrono::microseconds(200));
+      ++finished;
+      if (i == 3 || i == 40) throw std::runtime_error("task " + std::to_string(i));
+      return inputs[i];
+    });
+  try {
+    workers::run_all(std::move(failing));
+    FAIL("no exception");
+  } catch (const std::runtime_error& e) {
+    CHECK(std::string(e.what()) == "task 3");  // the first in order
+  }
+  CHECK(finished.load() == 64);
 }
