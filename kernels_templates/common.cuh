@@ -51,9 +51,11 @@ struct dissect_array_ref {
 // Timer-overhead samples each timed thread writes (dissect_timer_overhead).
 #define DISSECT_OVERHEAD_REPS 32
 
-// timing.mode on_chip keeps each latency as one byte: in units of this many cycles,
-// up to 255 units (dissect_on_chip_chase).
+// timing.mode on_chip keeps each latency as one byte: in units of this many cycles
+// (timing.unit; the host defines it per kernel), up to 255 units (dissect_on_chip_chase).
+#ifndef DISSECT_ON_CHIP_UNIT
 #define DISSECT_ON_CHIP_UNIT 2
+#endif
 #define DISSECT_ON_CHIP_MAX 255
 
 #ifndef DISSECT_ABI_ONLY

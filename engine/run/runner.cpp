@@ -77,6 +77,7 @@ nlohmann::json experiment_json(const Experiment& e) {
   j["path"] = to_string(e.path);
   j["element"] = to_string(e.element);
   j["timing"] = {{"mode", to_string(e.timing.mode)}, {"clock", to_string(e.timing.clock)}};
+  if (e.timing.mode == TimingMode::on_chip) j["timing"]["unit"] = e.timing.unit;
   j["carveout"] = e.carveout;
   j["parallel"] = e.parallel;
   return j;

@@ -118,6 +118,9 @@ struct ArraySpec {
 struct TimingSpec {
   TimingMode mode = TimingMode::per_access;
   ClockSource clock = ClockSource::clock;
+  // on_chip: cycles per recorded unit (one byte per access, up to 255 units: latencies
+  // above 255 x unit saturate). A power of two from 1 to 64.
+  std::uint32_t unit = 2;
 };
 
 struct LayoutSpec {

@@ -24,7 +24,7 @@ const std::vector<std::string> kTopKeys{
     "timing", "layout", "ilp", "carveout", "repeats", "max_samples", "arrays", "phases", "analyzers",
     "expect"};
 const std::vector<std::string> kArrayKeys{"size", "stride", "offset", "page", "pattern", "indices", "seed", "frames"};
-const std::vector<std::string> kTimingKeys{"mode", "clock"};
+const std::vector<std::string> kTimingKeys{"mode", "clock", "unit"};
 const std::vector<std::string> kLayoutKeys{"blocks", "threads", "chasers", "thread_offset", "array"};
 const std::vector<std::string> kPhaseArrayKeys{"path", "size", "stride", "offset", "pattern", "page", "seed"};
 const std::vector<std::string> kPhaseKeys{"thread", "array", "action", "passes"};
@@ -368,6 +368,7 @@ Experiment decode_experiment(const SpecNode& root, Diagnostics& d) {
   MapReader timing(top.get("timing"), "timing.", kTimingKeys, d);
   if (auto v = read_enum(timing.get("mode"), "timing.mode", kModes, d)) e.timing.mode = *v;
   if (auto v = read_enum(timing.get("clock"), "timing.clock", kClocks, d)) e.timing.clock = *v;
+  read_count(timing, "unit", e.timing.unit, 1, 64, d);
 
   MapReader layout(top.get("layout"), "layout.", kLayoutKeys, d);
   read_count(layout, "blocks", e.layout.blocks, 1, 1u << 20, d);
@@ -590,6 +591,13 @@ Experiment decode_experiment(const SpecNode& root, Diagnostics& d) {
               std::string("path ") + to_string(e.path) +
                   " has no store: with access: store, path is ca (st.global.wb), cg (st.global.cg), cs "
                   "(st.global.cs), cv (st.global.wt) or shared (st.shared)");
+  }
+  if (const SpecNode* u = timing.get("unit")) {
+    if (e.timing.mode != TimingMode::on_chip)
+      d.error(u->loc, std::string("timing.unit applies to timing.mode on_chip (the cycles one recorded byte counts); "
+                                  "timing.mode is ") + to_string(e.timing.mode));
+    else if ((e.timing.unit & (e.timing.unit - 1)) != 0)
+      d.error(u->loc, "timing.unit must be a power of two (1, 2, 4, .., 64), got " + std::to_string(e.timing.unit));
   }
   if (e.timing.mode != TimingMode::per_access && !kind.chain_timing)
     d.error(loc_of(timing.get("mode")), std::string("timing.mode ") + to_string(e.timing.mode) + " only applies to kernel " +

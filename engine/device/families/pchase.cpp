@@ -137,7 +137,7 @@ class PchaseLaunch final : public CudaLaunch {
     if (points[point]->array.frames != Frames::contiguous) trace.params["frames"] = to_string(points[point]->array.frames);
     if (m.per_block) trace.params["block_arrays"] = "per_block";
     if (on_chip_)
-      trace.params["on_chip_unit_cycles"] = std::to_string(DISSECT_ON_CHIP_UNIT);  // latencies saturate at 255 units
+      trace.params["on_chip_unit_cycles"] = std::to_string(points[point]->timing.unit);  // latencies saturate at 255 units
     const std::uint64_t chasers_of_point = std::uint64_t{m.blocks} * m.nch;
     trace.samples.reserve(chasers_of_point * repeats * (chain_ ? 1 : points[point]->iterations));
   }
@@ -246,6 +246,10 @@ class PchaseFamily final : public KernelFamily {
                  element_define(e),
                  clock_define(e),
                  {"DISSECT_USES_CONST", e.path == LoadPath::constant ? "1" : "0"}};
+    if (e.timing.mode == TimingMode::on_chip && e.timing.unit != DISSECT_ON_CHIP_UNIT) {  // the default: as it was
+      p.label += "-unit" + std::to_string(e.timing.unit);
+      p.defines.emplace_back("DISSECT_ON_CHIP_UNIT", std::to_string(e.timing.unit));
+    }
     if (e.warmup_by == WarmupBy::block) {  // only then: every other kernel stays as it was
       p.label += "-warm_block";
       p.defines.emplace_back("DISSECT_WARM_BLOCK", "1");
@@ -256,6 +260,7 @@ class PchaseFamily final : public KernelFamily {
     append_byte(out, e.path);
     append_byte(out, e.timing.mode);
     append_byte(out, e.warmup_by);
+    if (e.timing.mode == TimingMode::on_chip) append_byte(out, static_cast<std::uint8_t>(e.timing.unit));
   }
   [[nodiscard]] bool sample_averages_iterations(const Experiment& e) const override {
     return e.timing.mode == TimingMode::chain;

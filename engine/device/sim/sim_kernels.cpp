@@ -16,7 +16,7 @@
 
 #include "engine/spec/point_params.hpp"
 #include "engine/device/chase_order.hpp"
-#include "engine/device/cuda/template_abi.hpp"  // DISSECT_ON_CHIP_UNIT, DISSECT_ON_CHIP_MAX
+#include "engine/device/cuda/template_abi.hpp"  // DISSECT_ON_CHIP_MAX
 #include "engine/device/kernel_family.hpp"
 #include "engine/device/sim/noise.hpp"
 
@@ -130,11 +130,12 @@ void run_pchase(Ctx& c) {
   const bool on_chip = e.timing.mode == TimingMode::on_chip;
   const double overhead = c.prof.timer_overhead;
   // A clock reading as the kernel records it: on_chip keeps whole units, saturating.
-  auto recorded = [on_chip](double lat) {
+  const double unit = e.timing.unit;
+  auto recorded = [on_chip, unit](double lat) {
     const double v = Ctx::cycles(lat);
     if (!on_chip) return v;
-    const double units = std::min(std::floor(v / DISSECT_ON_CHIP_UNIT + 0.5), double{DISSECT_ON_CHIP_MAX});
-    return units * DISSECT_ON_CHIP_UNIT;
+    const double units = std::min(std::floor(v / unit + 0.5), double{DISSECT_ON_CHIP_MAX});
+    return units * unit;
   };
 
   struct Chaser {

@@ -107,6 +107,21 @@ TEST_CASE("warmup_by block is a pchase variant of its own; the kernels without i
   }
 }
 
+TEST_CASE("timing.unit is an on-chip kernel of its own; the default unit's kernel does not change") {
+  for (const int arch : test_archs()) {
+    Experiment e = test::pchase_experiment("cg", "u64", "on_chip", arch == 90 ? "clock64" : "clock");
+    const GeneratedKernel two = instantiate(kernel_params(e), loader());
+    e.timing.unit = 16;
+    const GeneratedKernel sixteen = instantiate(kernel_params(e), loader());
+    CAPTURE(sixteen.name());
+    CHECK(sixteen.name() != two.name());
+    CHECK(has(sixteen.source, "#define DISSECT_ON_CHIP_UNIT 16"));
+    CHECK_FALSE(has(two.source, "#define DISSECT_ON_CHIP_UNIT 16"));  // the template's default, 2
+    const CompiledKernel k = NvrtcCompiler::compile(sixteen.source, sixteen.name(), arch, false);
+    CHECK(has(k.ptx, "st.shared.u8"));
+  }
+}
+
 TEST_CASE("the phases kernel compiles with one load per array path") {
   for (const int arch : test_archs()) {
     for (const auto& [a, b] : std::vector<std::pair<std::string, std::string>>{

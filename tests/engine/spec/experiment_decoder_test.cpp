@@ -176,6 +176,14 @@ TEST_CASE("contradictory settings") {
   CHECK(errors_of("dissect: 1\nkernel: throughput\ntiming: {mode: on_chip}\narray: {size: 1 KiB}\n")
             .find("timing.mode on_chip only applies to kernel pchase") != std::string::npos);
   CHECK(errors_of("dissect: 1\ntiming: {mode: on_chip}\narray: {size: 1 KiB}\niterations: 7000\n").empty());
+  // timing.unit: the cycles one recorded byte counts, on chip only, a power of two to 64.
+  CHECK(errors_of("dissect: 1\ntiming: {mode: on_chip, unit: 16}\narray: {size: 1 KiB}\n").empty());
+  CHECK(errors_of("dissect: 1\ntiming: {mode: per_access, unit: 4}\narray: {size: 1 KiB}\n")
+            .find("timing.unit applies to timing.mode on_chip") != std::string::npos);
+  CHECK(errors_of("dissect: 1\ntiming: {mode: on_chip, unit: 6}\narray: {size: 1 KiB}\n")
+            .find("timing.unit must be a power of two") != std::string::npos);
+  CHECK(errors_of("dissect: 1\ntiming: {mode: on_chip, unit: 128}\narray: {size: 1 KiB}\n")
+            .find("timing.unit must be at most 64") != std::string::npos);
   CHECK(errors_of("dissect: 1\ntiming: {mode: on_chip}\narray: {size: 1 KiB}\niterations: 200000\n"
                   "layout: {threads: 2, chasers: 2}\n")
             .find("on_chip keeps one byte per timed access of every chasing thread") != std::string::npos);

@@ -237,6 +237,17 @@ TEST_CASE("on_chip mode: the per-access samples as the kernel keeps them (2-cycl
   double top = 0;
   for (const auto& x : far.samples) top = std::max(top, x.latency);
   CHECK(top == 510.0);
+  // timing.unit 4: 4-cycle units, up to 1020 cycles: the DRAM access is recorded, not saturated.
+  const PointTrace wide =
+      run_spec_point(c2070, chase("cg", "64 MiB", "1 MiB", "timing: {mode: on_chip, unit: 4}\nwarmup: 0\niterations: 16\n"));
+  REQUIRE(wide.samples.size() == far.samples.size());
+  double widest = 0;
+  for (const auto& x : wide.samples) {
+    CHECK(std::fmod(x.latency, 4.0) == 0);
+    widest = std::max(widest, x.latency);
+  }
+  CHECK(widest > 510.0);
+  CHECK(widest < 1020.0);
 }
 
 TEST_CASE("Fermi shared memory: latency over stride follows the bank conflict degree (seed 003 Fig. 5)") {
