@@ -130,8 +130,7 @@ const std::vector<BandwidthMeasure>& bandwidth_measures() {
       {"shared", "shared", "read", "shared memory read"}, {"shared_write", "shared", "write", "shared memory write"},
       {"l1", "l1", "read", "L1 read"},                    {"l2", "l2", "read", "L2 read"},
       {"l1_write", "l1", "write", "L1 write"},            {"l2_write", "l2", "write", "L2 write"},
-      {"global", "dram", "read", "DRAM read"},
-      {"global_write", "dram", "write", "DRAM write"}};
+      {"global", "dram", "read", "DRAM read"},            {"global_write", "dram", "write", "DRAM write"}};
   return m;
 }
 

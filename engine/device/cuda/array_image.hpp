@@ -34,8 +34,8 @@ struct ArrayImage {
 };
 
 // Dense when the array, in contiguous frames, is at most `dense_limit` bytes, or a
-// pass visits at least 1/8 of its elements (aliased or scattered frames: only then). `extra_starts` (byte offsets where chasers start)
-// are written too in sparse images. Throws RunError for arrays a chase cannot
+// pass visits at least 1/8 of its elements (aliased or scattered frames: only then).
+// `extra_starts` (byte offsets where chasers start) are written too in sparse images. Throws RunError for arrays a chase cannot
 // express (e.g. element indices beyond u32 for u32 elements). With `device_fill`,
 // a dense sequential array gets no host image (the device writes it).
 ArrayImage make_array_image(const ArraySpec& array, ElementType element, std::span<const std::uint64_t> extra_starts,
