@@ -867,6 +867,11 @@ void bandwidth(TopologyResult& r, const std::string& memory, const Findings& fs)
       b.bound_source = "driver: 2 x memory clock x bus width (CU_DEVICE_ATTRIBUTE_MEMORY_CLOCK_RATE, "
                        "GLOBAL_MEMORY_BUS_WIDTH)";
       b.share_of_bound = *b.gbps / *peak;
+      // Bytes over the kernel time count every byte the kernel read: past the interface's
+      // peak, the L2 served part of the stream, and the figure only bounds DRAM's from above.
+      if (*b.share_of_bound > 1)
+        b.note = "above the driver's peak: the L2 served part of the stream (the array is a few times the L2), so "
+                 "this bounds the DRAM rate from above";
     }
   }
   r.bandwidth[memory] = std::move(b);

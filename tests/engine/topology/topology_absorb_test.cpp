@@ -460,6 +460,11 @@ TEST_CASE("topology absorb: DRAM read and write beside the driver's peak, where 
   }
   CHECK(r.bandwidth["global"].access == "read");
   CHECK(r.bandwidth["global_write"].access == "write");
+  CHECK_FALSE(r.bandwidth["global"].note);
+  // Past the interface's peak, the L2 served part of the stream: an upper bound, said so.
+  absorb::bandwidth(r, "global", bw(3400.0));
+  REQUIRE(r.bandwidth["global"].note);
+  CHECK(r.bandwidth["global"].note->find("bounds the DRAM rate from above") != std::string::npos);
   // L2: no known bound.
   absorb::bandwidth(r, "l2_write", bw(4000.0));
   CHECK_FALSE(r.bandwidth["l2_write"].bound_gbps);

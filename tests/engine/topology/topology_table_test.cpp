@@ -197,6 +197,9 @@ TEST_CASE("bandwidth table: read and write of each level, the DRAM beside the dr
   CHECK(bw.rows[5][5] == "3.35 TB/s driver peak (92% reached)");
   CHECK(bw.rows[3][5] == "-");  // no known bound for the L2
   CHECK(bw.rows[2][5] == "34 B/clk without the L1 (99% reached)");
+  // Above the driver's peak: the L2 served part of the stream.
+  r["bandwidth"]["global_write"]["share_of_bound"] = 1.012;
+  CHECK(topology_bandwidth_table(r).rows[5][5] == "3.35 TB/s driver peak (101%: above it, L2 hits)");
   // The terminal: one padded line per figure.
   std::istringstream lines(topology_table(r));
   bool l2_write = false;
