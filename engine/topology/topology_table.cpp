@@ -307,8 +307,10 @@ TopologyTable topology_bandwidth_table(const json& r) {
     else if (b.contains("bound_gbps") && b["bound_gbps"].is_number())
       bound = rate_text(b["bound_gbps"].get<double>()) + " driver peak";
     if (bound != "-" && b.contains("share_of_bound") && b["share_of_bound"].is_number()) {
+      // Past the driver's DRAM peak, the L2 served part of the stream (absorb::bandwidth's note).
       const double share = b["share_of_bound"].get<double>();
-      std::snprintf(buf, sizeof buf, share > 1 ? " (%.0f%%: above it, L2 hits)" : " (%.0f%% reached)", 100 * share);
+      const bool past_dram_peak = share > 1 && b.contains("bound_gbps");
+      std::snprintf(buf, sizeof buf, past_dram_peak ? " (%.0f%%: above it, L2 hits)" : " (%.0f%% reached)", 100 * share);
       bound += buf;
     }
     t.rows.push_back({memory, access, rate, per_sm, sms, bound});

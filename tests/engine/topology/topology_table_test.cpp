@@ -200,6 +200,9 @@ TEST_CASE("bandwidth table: read and write of each level, the DRAM beside the dr
   // Above the driver's peak: the L2 served part of the stream.
   r["bandwidth"]["global_write"]["share_of_bound"] = 1.012;
   CHECK(topology_bandwidth_table(r).rows[5][5] == "3.35 TB/s driver peak (101%: above it, L2 hits)");
+  // A banks' bound met to within the clock's noise is reached, nothing more.
+  r["bandwidth"]["l1_write"]["share_of_bound"] = 1.004;
+  CHECK(topology_bandwidth_table(r).rows[2][5] == "34 B/clk without the L1 (100% reached)");
   // The terminal: one padded line per figure.
   std::istringstream lines(topology_table(r));
   bool l2_write = false;
