@@ -25,6 +25,7 @@
 #include <optional>
 
 #include "analyzers/analyzer.hpp"
+#include "analyzers/stats/chase.hpp"
 #include "analyzers/stats/quantiles.hpp"
 #include "analyzers/stats/report.hpp"
 #include "analyzers/stats/stride_series.hpp"
@@ -47,13 +48,6 @@ struct OverflowPoint {
     return misses.size() >= 2 && *std::min_element(misses.begin(), misses.end()) >= 1;
   }
 };
-
-// The samples of a point in visiting order.
-std::vector<const Sample*> in_order(const PointTrace& p) {
-  auto v = p.measured_samples();
-  std::stable_sort(v.begin(), v.end(), [](const Sample* a, const Sample* b) { return a->seq < b->seq; });
-  return v;
-}
 
 class TlbOverflowAnalyzer final : public Analyzer {
  public:
@@ -104,7 +98,7 @@ class TlbOverflowAnalyzer final : public Analyzer {
     const std::uint64_t first_slots = points.front()->size_bytes() / stride;
     std::map<std::uint64_t, std::vector<double>> at_first;
     {
-      const auto v = in_order(*points.front());
+      const auto v = stats::main_chase(*points.front()).samples;
       for (std::size_t i = first_slots; i < v.size(); ++i) at_first[v[i]->offset_bytes / stride].push_back(v[i]->latency);
     }
     std::map<std::uint64_t, double> reference;
@@ -121,7 +115,7 @@ class TlbOverflowAnalyzer final : public Analyzer {
     for (const PointTrace* p : points) {
       OverflowPoint op;
       op.slots = p->size_bytes() / stride;
-      const auto v = in_order(*p);
+      const auto v = stats::main_chase(*p).samples;
       const std::size_t passes = op.slots == 0 ? 0 : v.size() / op.slots;
       // The first pass loads the entries; a level that is not LRU may still be settling in
       // the next (stray misses in it alone, where the later passes have none): of four

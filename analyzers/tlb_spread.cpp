@@ -29,6 +29,7 @@
 #include <optional>
 
 #include "analyzers/analyzer.hpp"
+#include "analyzers/stats/chase.hpp"
 #include "analyzers/stats/report.hpp"
 #include "analyzers/stats/sample_mean.hpp"
 #include "analyzers/stats/stride_series.hpp"
@@ -50,8 +51,7 @@ SpreadPoint read_point(const PointTrace& p, std::uint64_t first_slots) {
   SpreadPoint sp;
   const std::uint64_t stride = p.stride_bytes();
   sp.slots = p.size_bytes() / stride;
-  auto samples = p.measured_samples();
-  std::stable_sort(samples.begin(), samples.end(), [](const Sample* a, const Sample* b) { return a->seq < b->seq; });
+  const auto samples = stats::main_chase(p).samples;  // in visiting order
   if (sp.slots == 0 || samples.size() < 2 * sp.slots) return sp;
   std::vector<double> on_first, on_added;
   for (std::size_t i = sp.slots; i < samples.size(); ++i)
