@@ -198,8 +198,12 @@ std::uint64_t array_alignment(std::uint64_t size_bytes) {
 }
 
 std::uint64_t per_block_array_stride(std::uint64_t size_bytes) {
-  const std::uint64_t align = array_alignment(size_bytes);
+  const std::uint64_t align = size_bytes >= (2ull << 20) ? (2ull << 20) : kCopyStrideAlign;
   return (std::max<std::uint64_t>(size_bytes, 1) + align - 1) / align * align;
+}
+
+std::uint64_t per_block_array_stride(const Experiment& e) {
+  return e.layout.copy_stride_bytes != 0 ? e.layout.copy_stride_bytes : per_block_array_stride(e.array.size_bytes);
 }
 
 }  // namespace dissect

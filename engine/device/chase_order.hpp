@@ -114,9 +114,15 @@ std::uint64_t chaser_start_offset(const ArraySpec& array, std::uint64_t thread_o
 // not reserve 2 MiB each).
 std::uint64_t array_alignment(std::uint64_t size_bytes);
 // layout.array per_block: how far apart the blocks' copies of an array of `size_bytes`
-// lie (the size rounded up to its alignment), one rule for the CUDA device and the
-// simulated GPU.
+// lie by default, one rule for the CUDA device and the simulated GPU: one after the
+// other, each starting on a line (kCopyStrideAlign), so that B copies fill B x N bytes
+// with no gap; from 2 MiB up, on 2 MiB boundaries (each copy in pages of its own: no
+// TLB entry serves two blocks). Not a power of two of the size: copies a power of two
+// apart put every block's lines on the same offsets of such windows, and a cache whose
+// index sees the bits above would crowd them into part of its sets.
 std::uint64_t per_block_array_stride(std::uint64_t size_bytes);
+// The experiment's: layout.copy_stride where given, else the rule above.
+std::uint64_t per_block_array_stride(const Experiment& e);
 
 // Portable 64-bit generator used for Sattolo's shuffle (splitmix64).
 std::uint64_t chase_rng_next(std::uint64_t& state);

@@ -39,7 +39,7 @@ Location size_location(const Spec& spec, const Point& point) {
 std::uint64_t point_array_bytes(const Experiment& e) {
   std::uint64_t total = e.array.size_bytes;
   if (e.layout.array == BlockArrays::per_block && e.layout.blocks > 1)  // a copy per block, placed apart
-    total = saturating_add(saturating_mul(per_block_array_stride(e.array.size_bytes), e.layout.blocks - 1),
+    total = saturating_add(saturating_mul(per_block_array_stride(e), e.layout.blocks - 1),
                            e.array.size_bytes);
   // An aliased array's copies share its one physical block (the arena maps it over them all).
   total = physical_bytes(total, e.array.frames);

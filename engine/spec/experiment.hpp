@@ -123,12 +123,19 @@ struct TimingSpec {
   std::uint32_t unit = 2;
 };
 
+// layout.copy_stride must be a multiple of this (a line: copies never share one).
+inline constexpr std::uint64_t kCopyStrideAlign = 128;
+
 struct LayoutSpec {
   std::uint32_t blocks = 1;
   std::uint32_t threads = 1;               // per block
   std::vector<std::uint32_t> chasers{0};   // thread indices (within a block) that chase
   std::uint64_t thread_offset_bytes = 0;   // chaser i starts at offset + i * thread_offset
   BlockArrays array = BlockArrays::shared;  // per_block: block b chases an array of its own
+  // per_block: bytes from one block's copy to the next; 0 = per_block_array_stride's rule
+  // (chase_order.hpp). A power of two puts every copy's lines on the same offsets of
+  // windows that size apart: a control for caches whose index sees those bits.
+  std::uint64_t copy_stride_bytes = 0;
 };
 
 // A named array of the phases kernel.

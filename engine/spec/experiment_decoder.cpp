@@ -25,7 +25,7 @@ const std::vector<std::string> kTopKeys{
     "expect"};
 const std::vector<std::string> kArrayKeys{"size", "stride", "offset", "page", "pattern", "indices", "seed", "frames"};
 const std::vector<std::string> kTimingKeys{"mode", "clock", "unit"};
-const std::vector<std::string> kLayoutKeys{"blocks", "threads", "chasers", "thread_offset", "array"};
+const std::vector<std::string> kLayoutKeys{"blocks", "threads", "chasers", "thread_offset", "array", "copy_stride"};
 const std::vector<std::string> kPhaseArrayKeys{"path", "size", "stride", "offset", "pattern", "page", "seed"};
 const std::vector<std::string> kPhaseKeys{"thread", "array", "action", "passes"};
 
@@ -376,6 +376,8 @@ Experiment decode_experiment(const SpecNode& root, Diagnostics& d) {
   if (auto v = read_bytes(layout.get("thread_offset"), "layout.thread_offset", elem, false, d))
     e.layout.thread_offset_bytes = *v;
   if (auto v = read_enum(layout.get("array"), "layout.array", kBlockArrays, d)) e.layout.array = *v;
+  if (const SpecNode* n = layout.get("copy_stride"); n != nullptr && !(n->is_scalar() && n->scalar == "auto"))
+    if (auto v = read_bytes(n, "layout.copy_stride", elem, true, d)) e.layout.copy_stride_bytes = *v;
   if (const SpecNode* c = layout.get("chasers")) {
     if (c->is_scalar() && c->scalar == "all") {
       e.layout.chasers.clear();
@@ -549,6 +551,19 @@ Experiment decode_experiment(const SpecNode& root, Diagnostics& d) {
       d.error(loc_of(at), "layout.array: per_block keeps its blocks on SMs of their own through the shared-memory "
                           "configuration; carveout default leaves that to the driver (give auto, max_l1, max_shared or a "
                           "percentage)");
+  }
+  if (const SpecNode* at = layout.get("copy_stride"); at != nullptr && e.layout.copy_stride_bytes != 0) {
+    // Copies never overlap and never share a line (a line read by two SMs is what
+    // per_block exists to avoid).
+    if (e.layout.array != BlockArrays::per_block)
+      d.error(at->loc, "layout.copy_stride places the blocks' copies of the array: it needs layout.array: per_block");
+    else if (e.layout.copy_stride_bytes % kCopyStrideAlign != 0)
+      d.error(at->loc, "layout.copy_stride (" + format_bytes(e.layout.copy_stride_bytes) + ") must be a multiple of " +
+                           std::to_string(kCopyStrideAlign) + " B (copies never share a line)");
+    else if (e.array.size_bytes != 0 && e.layout.copy_stride_bytes < e.array.size_bytes)
+      d.error(at->loc, "layout.copy_stride (" + format_bytes(e.layout.copy_stride_bytes) +
+                           ") is smaller than array.size (" + format_bytes(e.array.size_bytes) +
+                           "): the blocks' copies would overlap");
   }
   if (e.array.pattern == Pattern::list && e.array.indices_bytes.empty() && !kind.named_arrays)
     d.error(loc_of(array.get("pattern")), "array.pattern list needs array.indices (the offsets to visit, in order)");

@@ -9,6 +9,7 @@
 #include <tuple>
 
 #include "engine/spec/units.hpp"
+#include "engine/topology/l2_partition_copies.hpp"
 #include "engine/topology/tlb_sweeps.hpp"
 
 namespace dissect::absorb {
@@ -53,12 +54,31 @@ void size(CacheResult& c, const Findings& fs) {
   if (f->miss_latency_cycles) c.miss_level_cycles = f->miss_latency_cycles;
 }
 
+namespace {
+
+// Whether far lines are held twice: read again whenever one of its figures arrives (the
+// three L2 steps may complete in any order).
+void l2_copies(TopologyResult& r) {
+  CacheResult& c = r.cache("l2");
+  std::optional<std::uint64_t> partitions;
+  if (c.partition_map && c.partition_map->contains("groups") && (*c.partition_map)["groups"].is_number_integer() &&
+      (*c.partition_map)["groups"].get<std::int64_t>() > 0)
+    partitions = static_cast<std::uint64_t>((*c.partition_map)["groups"].get<std::int64_t>());
+  c.partition_copies = read_partition_copies({.one_sm_bytes = c.one_sm_bytes,
+                                              .whole_gpu_bytes = c.whole_gpu_bytes,
+                                              .partitions = partitions,
+                                              .driver_bytes = r.driver.l2_bytes});
+}
+
+}  // namespace
+
 void l2_one_sm(TopologyResult& r, const Findings& fs) {
   CacheResult& c = r.cache("l2");
   size(c, fs);
   c.one_sm_bytes = c.size_bytes;
   // Until l2_whole_size replaces it (a step that fails or does not run leaves this said).
   if (c.size_bytes) c.size_note = "what one SM fills: the L2 from every SM at once was not measured";
+  l2_copies(r);
 }
 
 void l2_whole(TopologyResult& r, const Findings& fs, std::uint64_t sms) {
@@ -73,6 +93,7 @@ void l2_whole(TopologyResult& r, const Findings& fs, std::uint64_t sms) {
     c.size_confidence.reset();
     c.size_note = "the L2 every SM fills at once is undetermined: " + *c.whole_gpu_note +
                   (c.one_sm_bytes ? " (one SM fills " + format_bytes(*c.one_sm_bytes) + ": one_sm_bytes)" : "");
+    l2_copies(r);
     return;
   }
   c.whole_gpu_bytes = *f->size_bytes * sms;
@@ -80,6 +101,7 @@ void l2_whole(TopologyResult& r, const Findings& fs, std::uint64_t sms) {
   c.size_confidence = f->verdict.confidence;
   c.size_note.reset();
   c.whole_gpu_note.reset();
+  l2_copies(r);
 }
 
 void l2_partition_map(TopologyResult& r, const Findings& fs) {
@@ -89,13 +111,14 @@ void l2_partition_map(TopologyResult& r, const Findings& fs) {
     if (f.value.is_null()) {
       c.partition_map.reset();
       c.partition_map_note = f.summary;
-      return;
+    } else {
+      nlohmann::json m = f.details;
+      m["groups"] = f.value;
+      m["summary"] = f.summary;
+      c.partition_map = std::move(m);
+      c.partition_map_note.reset();
     }
-    nlohmann::json m = f.details;
-    m["groups"] = f.value;
-    m["summary"] = f.summary;
-    c.partition_map = std::move(m);
-    c.partition_map_note.reset();
+    l2_copies(r);
     return;
   }
 }

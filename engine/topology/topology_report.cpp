@@ -105,7 +105,7 @@ TopologyReport write_topology_report(const std::string& topology_dir, const repo
     for (const auto& l : c["l2"]["hit_levels_cycles"]) levels += (levels.empty() ? "" : " / ") + l.dump();
     extras.tables.back().note = "L2 hit latency levels (near/far partitions): " + levels + " cycles.";
   }
-  std::vector<std::string> notes{topology_l2_whole_line(r), topology_l2_partition_line(r)};
+  std::vector<std::string> notes{topology_l2_whole_line(r), topology_l2_partition_line(r), topology_l2_copies_line(r)};
   for (const std::string& line : topology_cache_structure_lines(r)) notes.push_back(line);
   for (const std::string& line : notes)
     if (!line.empty() && !extras.tables.empty()) {

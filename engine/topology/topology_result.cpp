@@ -25,6 +25,7 @@ json cache_json(const CacheResult& c) {
   put(j, "whole_gpu_note", c.whole_gpu_note);
   put(j, "partition_map", c.partition_map);
   put(j, "partition_map_note", c.partition_map_note);
+  put(j, "partition_copies", c.partition_copies);
   put(j, "size_confidence", c.size_confidence);
   put(j, "size_note", c.size_note);
   put(j, "size_lower_bound_bytes", c.size_lower_bound_bytes);

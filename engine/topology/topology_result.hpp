@@ -66,6 +66,9 @@ struct CacheResult {
   // or why none (partition_map_note).
   std::optional<nlohmann::json> partition_map;
   std::optional<std::string> partition_map_note;
+  // L2: whether far lines are held twice, from one_sm_bytes, whole_gpu_bytes, the
+  // partitions and the driver's size (l2_partition_copies.hpp).
+  std::optional<nlohmann::json> partition_copies;
 
   std::optional<std::uint64_t> banks, bank_width_bytes;  // shared memory
 };

@@ -421,7 +421,7 @@ std::vector<TopologyStep> topology_plan() {
                   .absorb = absorb::l2_levels});
   // The L2 every SM fills at once, each with lines of its own: one block per SM (up to
   // 1024), an array per block; the knee search runs over the per-SM size, from an eighth of
-  // the one-SM figure's share to four times the driver's L2 in all.
+  // the one-SM figure's share to twice the driver's L2 in all.
   plan.push_back({.id = "l2_whole_size",
                   .label = "L2 size (every SM)",
                   .cache = "l2",
@@ -430,16 +430,24 @@ std::vector<TopologyStep> topology_plan() {
                     if (sms < 2) return SkipStep{"one SM: the one-SM L2 size is the whole"};
                     const auto one = r.one_sm_size_of("l2");
                     if (!one) return SkipStep{"the L2 size seen from one SM was not measured"};
-                    const std::uint64_t stride = r.fetch_of("l2").value_or(32);
+                    // A line per slot; two passes of the largest N timed, the first left out
+                    // (discard: 1). The block's warm-up loads in address order, and what a
+                    // chase finds in the first pass after it is what that order left
+                    // behind, not what the cache keeps of lines read again and again (a
+                    // partitioned L2 that copies far lines drops the stale ones as the chase
+                    // goes round): the second pass is.
+                    const std::uint64_t stride = step_bytes(r, "l2");
                     const std::uint64_t whole = std::max(*one, r.driver.l2_bytes.value_or(*one));
                     const std::uint64_t from = std::max(stride * 64, round_to(*one / 8 / sms, stride));
-                    const std::uint64_t to = std::max(2 * from, round_to(4 * whole / sms, stride));
+                    const std::uint64_t to = std::max(2 * from, round_to(2 * whole / sms, stride));
                     return Overrides{{"array.stride", bytes(stride)},
                                      {"layout.blocks", std::to_string(sms)},
+                                     {"iterations", std::to_string(on_chip_iterations(r, 2 * (to / stride)))},
+                                     {"discard", "1"},
                                      {"sweep.array.size", "{search: knee, from: " + bytes(from) + ", to: " + bytes(to) +
                                                               ", resolution: 4%}"}};
                   },
-                  .needs = {"l2_fetch", "l2_size"},
+                  .needs = {"l2_fetch", "l2_size", "l2_line_blocks"},
                   .absorb = [](TopologyResult& r, const Findings& fs) { absorb::l2_whole(r, fs, l2_whole_sms(r)); }});
   // Which SMs are near which partition, and which lines each holds: every SM (up to 1024)
   // over the same lines, half a MiB or less of the one-SM L2, every access of two passes

@@ -368,6 +368,15 @@ std::string topology_l2_whole_line(const json& r) {
   return s;
 }
 
+std::string topology_l2_copies_line(const json& r) {
+  const json& caches = r.value("caches", json::object());
+  if (!caches.contains("l2") || !caches["l2"].contains("partition_copies")) return "";
+  const json& p = caches["l2"]["partition_copies"];
+  const std::string verdict = p.value("verdict", "undetermined");
+  return std::string("L2 far lines: ") + (verdict == "undetermined" ? "undetermined: " : "") +
+         p.value("summary", std::string());
+}
+
 std::string topology_l2_partition_line(const json& r) {
   const json& caches = r.value("caches", json::object());
   if (!caches.contains("l2")) return "";
@@ -405,6 +414,7 @@ std::string topology_table(const json& r) {
   }
   if (const std::string whole = topology_l2_whole_line(r); !whole.empty()) os << whole << "\n";
   if (const std::string parts = topology_l2_partition_line(r); !parts.empty()) os << parts << "\n";
+  if (const std::string copies = topology_l2_copies_line(r); !copies.empty()) os << copies << "\n";
   for (const std::string& line : topology_cache_structure_lines(r)) os << line << "\n";
   if (const auto tlb = topology_tlb_table(r); !tlb.rows.empty()) os << "\nTLB\n" << render_padded(tlb);
   else if (r.contains("tlb") && r["tlb"].contains("levels_note"))

@@ -30,6 +30,8 @@ std::string topology_l2_whole_line(const nlohmann::json& result);
 // "L2 partitions: <the partition_map finding's summary>", "L2 partitions: undetermined:
 // <why>", or "" where the step did not run.
 std::string topology_l2_partition_line(const nlohmann::json& result);
+// "L2 far lines: ...": whether far lines are held twice (caches.l2.partition_copies), or "".
+std::string topology_l2_copies_line(const nlohmann::json& result);
 // Per cache, what its sets step saw past the capacity ("L1 data past its capacity: ...") and
 // what its conflict step saw at large strides ("L1 data at large strides: ...").
 std::vector<std::string> topology_cache_structure_lines(const nlohmann::json& result);

@@ -43,7 +43,7 @@ void check_aliased_words(std::span<const LaunchArray> arrays, std::span<const st
     const ArrayImage& img = arrays[i].image;
     if (arrays[i].path == LoadPath::constant || img.unwritten) continue;
     const std::uint32_t copies = std::max(arrays[i].copies, 1u);
-    const std::uint64_t copy_stride = copy_stride_bytes(img);
+    const std::uint64_t copy_stride = copy_stride_bytes(arrays[i]);
     const std::uint64_t span = at[i] + (copies - 1) * copy_stride + img.size_bytes;
     // Within the first block nothing aliases (the decoder allows aliased frames for a
     // pchase's one array, so no other array can wrap onto it).
@@ -64,8 +64,9 @@ void check_aliased_words(std::span<const LaunchArray> arrays, std::span<const st
                      " B); choose a stride that is not a multiple of the block, e.g. a power of two plus 32 B");
 }
 
-std::uint64_t copy_stride_bytes(const ArrayImage& image) {
-  return per_block_array_stride(image.size_bytes);  // one rule with the simulated GPU
+std::uint64_t copy_stride_bytes(const LaunchArray& array) {
+  // One rule with the simulated GPU.
+  return array.copy_stride != 0 ? array.copy_stride : per_block_array_stride(array.image.size_bytes);
 }
 
 bool needs_helpers(std::span<const LaunchArray> arrays) {
@@ -89,7 +90,7 @@ std::vector<dissect_array_ref> place_arrays(const CudaDriver& drv, std::span<con
       const_bytes_used += round_up(img.size_bytes, kConstBankAlign);
     } else {
       at[i] = round_up(arena_bytes, array_alignment(img.size_bytes));  // chase_order.hpp: one rule
-      arena_bytes = at[i] + (std::uint64_t{std::max(arrays[i].copies, 1u)} - 1) * copy_stride_bytes(img) + img.size_bytes;
+      arena_bytes = at[i] + (std::uint64_t{std::max(arrays[i].copies, 1u)} - 1) * copy_stride_bytes(arrays[i]) + img.size_bytes;
     }
   }
   // The arena's frames: those of the first global-path array that asks for other
@@ -124,7 +125,7 @@ std::vector<dissect_array_ref> place_arrays(const CudaDriver& drv, std::span<con
     }
     const CUdeviceptr p = base + at[i];
     const std::uint32_t copies = std::max(arrays[i].copies, 1u);
-    const std::uint64_t copy_stride = copy_stride_bytes(img);
+    const std::uint64_t copy_stride = copy_stride_bytes(arrays[i]);
     if (img.unwritten) {
       // placed only: whatever the arena holds there stays
     } else if (img.device_fill) {

@@ -45,8 +45,9 @@ struct PlacementTools {
   CUfunction scatter_fn = nullptr;      // dissect_scatter, when some array is sparse
 };
 
-// How far apart the copies of a LaunchArray lie (its size rounded up to its alignment).
-std::uint64_t copy_stride_bytes(const ArrayImage& image);
+// How far apart the copies of a LaunchArray lie: its copy_stride, else the default rule
+// (per_block_array_stride).
+std::uint64_t copy_stride_bytes(const LaunchArray& array);
 
 // Whether placing `arrays` needs the helper kernels (scatter, batched fill).
 bool needs_helpers(std::span<const LaunchArray> arrays);

@@ -30,9 +30,11 @@ struct CudaLimits {
 struct LaunchArray {
   ArrayImage image;
   LoadPath path = LoadPath::ca;
-  // Global paths: identical copies placed one after the other, copy_stride_bytes(image)
-  // apart (layout.array per_block: one per block); the reference is the first copy's.
+  // Global paths: identical copies placed one after the other, copy_stride apart
+  // (layout.array per_block: one per block; 0: per_block_array_stride's rule); the
+  // reference is the first copy's.
   std::uint32_t copies = 1;
+  std::uint64_t copy_stride = 0;
 };
 
 // The parameter table: sections of the template's structs, each 16-byte aligned,

@@ -41,7 +41,10 @@ class PchaseLaunch final : public CudaLaunch {
       a.image = make_array_image(e.array, e.element, start_bytes, e.path != LoadPath::constant);
       a.path = e.path;
       m.per_block = e.layout.array == BlockArrays::per_block;
-      if (m.per_block) a.copies = m.blocks;
+      if (m.per_block) {
+        a.copies = m.blocks;
+        a.copy_stride = per_block_array_stride(e);
+      }
       const std::uint64_t pass_length = a.image.pass_length;
       arrays.push_back(std::move(a));
       for (auto s : start_bytes) m.starts.push_back(s / e.elem_bytes());
@@ -107,7 +110,7 @@ class PchaseLaunch final : public CudaLaunch {
         dissect_array_ref& ref = entries_[metas_[i].first_entry + b].array;
         ref = refs[i];
         if (metas_[i].per_block) {  // block b chases copy b (placed copy_stride_bytes apart)
-          ref.base += b * copy_stride_bytes(arrays[i].image);
+          ref.base += b * copy_stride_bytes(arrays[i]);
           ref.src = ref.base;
         }
       }
@@ -135,7 +138,10 @@ class PchaseLaunch final : public CudaLaunch {
     const Meta& m = metas_[point];
     trace.params["sample_chunk"] = std::to_string(m.chunk);
     if (points[point]->array.frames != Frames::contiguous) trace.params["frames"] = to_string(points[point]->array.frames);
-    if (m.per_block) trace.params["block_arrays"] = "per_block";
+    if (m.per_block) {
+      trace.params["block_arrays"] = "per_block";
+      trace.params["copy_stride_bytes"] = std::to_string(per_block_array_stride(*points[point]));
+    }
     if (on_chip_)
       trace.params["on_chip_unit_cycles"] = std::to_string(points[point]->timing.unit);  // latencies saturate at 255 units
     const std::uint64_t chasers_of_point = std::uint64_t{m.blocks} * m.nch;

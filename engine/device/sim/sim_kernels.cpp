@@ -87,7 +87,7 @@ class PlannedChase {
 // layout.array per_block: where block b's copy of the array starts, from the array's
 // start (as the CUDA device places them: chase_order.hpp).
 std::uint64_t block_array_offset(const Experiment& e, std::uint32_t block) {
-  return e.layout.array == BlockArrays::per_block ? block * per_block_array_stride(e.array.size_bytes) : 0;
+  return e.layout.array == BlockArrays::per_block ? block * per_block_array_stride(e) : 0;
 }
 
 // warmup_by block: every thread of each block loads the slots of one pass, (offset +
@@ -564,7 +564,10 @@ KernelRun simulate_point(MemorySystem& memory, const Point& point) {
   t.point_id = point.id;
   for (const auto& [k, v] : point_params(point)) t.params[k] = v;
   if (e.array.frames != Frames::contiguous) t.params["frames"] = to_string(e.array.frames);
-  if (e.layout.array == BlockArrays::per_block) t.params["block_arrays"] = "per_block";
+  if (e.layout.array == BlockArrays::per_block) {
+    t.params["block_arrays"] = "per_block";
+    t.params["copy_stride_bytes"] = std::to_string(per_block_array_stride(e));
+  }
   // The correction per sample (engine/trace/trace.hpp): samples that average K
   // loads (chains, shared_stride) carry 1/K of the timer overhead, as on a GPU.
   t.timer_overhead_cycles =

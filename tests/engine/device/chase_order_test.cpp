@@ -165,3 +165,19 @@ TEST_CASE("invalid arrays are refused") {
   std::vector<std::uint32_t> small(3);
   CHECK_THROWS(ChaseOrder(array(64, 4), 4).fill(std::span<std::uint32_t>(small)));
 }
+
+TEST_CASE("per_block copies: packed on lines below 2 MiB, on 2 MiB boundaries from there, or as the spec says") {
+  // One after the other: B copies fill B x N bytes, whatever N is (no power of two).
+  CHECK(per_block_array_stride(264 * 1024) == 264 * 1024);
+  CHECK(per_block_array_stride(1000) == 1024);
+  CHECK(per_block_array_stride(1) == 128);
+  // From 2 MiB up, each copy in 2 MiB pages of its own.
+  CHECK(per_block_array_stride(2ull << 20) == 2ull << 20);
+  CHECK(per_block_array_stride((2ull << 20) + 1) == 4ull << 20);
+  CHECK(per_block_array_stride((176ull << 20) + 32) == 178ull << 20);
+  Experiment e;
+  e.array.size_bytes = 264 * 1024;
+  CHECK(per_block_array_stride(e) == 264 * 1024);
+  e.layout.copy_stride_bytes = 512 * 1024;
+  CHECK(per_block_array_stride(e) == 512 * 1024);
+}

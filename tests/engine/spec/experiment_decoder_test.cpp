@@ -237,6 +237,28 @@ TEST_CASE("layout.array per_block: pchase on a global path, blocks kept apart by
             .find("carveout default leaves that to the driver") != std::string::npos);
 }
 
+TEST_CASE("layout.copy_stride: where the blocks' copies lie, checked against the array") {
+  const std::string base = "dissect: 1\npath: cg\narray: {size: 200 KiB, stride: 128 B}\n";
+  CHECK(load_spec_text(base + "layout: {blocks: 4, array: per_block}\n", "t.yaml").base.layout.copy_stride_bytes == 0);
+  CHECK(load_spec_text(base + "layout: {blocks: 4, array: per_block, copy_stride: auto}\n", "t.yaml")
+            .base.layout.copy_stride_bytes == 0);
+  CHECK(load_spec_text(base + "layout: {blocks: 4, array: per_block, copy_stride: 512 KiB}\n", "t.yaml")
+            .base.layout.copy_stride_bytes == 512 * 1024);
+  CHECK(errors_of(base + "layout: {blocks: 4, copy_stride: 512 KiB}\n")
+            .find("layout.copy_stride places the blocks' copies of the array: it needs layout.array: per_block") !=
+        std::string::npos);
+  CHECK(errors_of(base + "layout: {blocks: 4, array: per_block, copy_stride: 300000 B}\n")
+            .find("must be a multiple of 128 B") != std::string::npos);
+  CHECK(errors_of(base + "layout: {blocks: 4, array: per_block, copy_stride: 128 KiB}\n")
+            .find("is smaller than array.size (200 KiB): the blocks' copies would overlap") != std::string::npos);
+  CHECK(errors_of(base + "layout: {blocks: 4, array: per_block, copy_stride: 0}\n").find("layout.copy_stride") !=
+        std::string::npos);
+  // Swept, each point is checked against its own size.
+  CHECK(errors_of(base + "layout: {blocks: 4, array: per_block, copy_stride: 256 KiB}\n"
+                         "sweep: {array.size: [128 KiB, 384 KiB]}\n")
+            .find("the blocks' copies would overlap") != std::string::npos);
+}
+
 TEST_CASE("list pattern offsets must lie inside the array") {
   CHECK(errors_of("dissect: 1\narray: {size: 1 KiB, pattern: list, indices: [0, 300]}\n")
             .find("array.indices: offset 1200 B is not an element inside the array") != std::string::npos);

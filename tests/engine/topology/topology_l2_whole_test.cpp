@@ -49,12 +49,22 @@ TEST_CASE("topology L2 from every SM: the whole cache where no line is held twic
     CHECK(l2["whole_gpu_sms"] == truth.sm_count);
     CHECK(l2["whole_gpu_bytes"].get<double>() == doctest::Approx(size).epsilon(0.06));
     CHECK(l2["size_bytes"] == l2["whole_gpu_bytes"]);
+    // tlb-three's two partitions hold each line at home only; fermi's L2 is one cache.
+    if (l2_of(truth).partitions.count > 1) {
+      REQUIRE(l2.contains("partition_copies"));
+      CHECK(l2["partition_copies"]["verdict"] == "shared");
+    } else {
+      CHECK_FALSE(l2.contains("partition_copies"));
+    }
   }
 }
 
-TEST_CASE("topology L2 from every SM: far lines copied into the near partition hold two thirds") {
+TEST_CASE("topology L2 from every SM: far lines copied into the near partition take room twice") {
   // Two partitions; each SM's lines lie half in its far partition, and each of those is
-  // held twice (at home and in the near partition): the SMs fill 1.5 x their lines.
+  // filled twice (at home and in the near partition). Were every home copy kept, the SMs
+  // would fill 1.5 x their lines (two thirds of the L2); the simulated LRU drops a home
+  // copy that its reader keeps hitting near (a near hit does not touch it), so the chase's
+  // second pass finds more room, never the whole L2.
   const json r = l2_topology("h100-sxm");
   const json& l2 = r["caches"]["l2"];
   INFO(l2.dump());
@@ -62,10 +72,16 @@ TEST_CASE("topology L2 from every SM: far lines copied into the near partition h
   REQUIRE(l2_of(truth).partitions.replicate);
   const double size = static_cast<double>(l2_of(truth).geometry.capacity_bytes());
   REQUIRE(l2.contains("whole_gpu_bytes"));
-  CHECK(l2["whole_gpu_bytes"].get<double>() == doctest::Approx(size / 1.5).epsilon(0.06));
+  CHECK(l2["whole_gpu_bytes"].get<double>() >= 0.94 * size / 1.5);
+  CHECK(l2["whole_gpu_bytes"].get<double>() <= 0.85 * size);
   // One SM fills its near partition: half the L2. The L2's size is the whole GPU's.
   CHECK(l2["one_sm_bytes"].get<double>() == doctest::Approx(size / 2).epsilon(0.06));
   CHECK(l2["size_bytes"] == l2["whole_gpu_bytes"]);
+  // The two sizes and the partitions say so (a simulated GPU reports no L2 size of the
+  // driver's: the ratio of the two decides).
+  REQUIRE(l2.contains("partition_copies"));
+  CHECK(l2["partition_copies"]["verdict"] == "copies");
+  CHECK(l2["partition_copies"]["partitions"] == 2);
 }
 
 TEST_CASE("topology L2 partitions: SM groups and the address bits that pick a partition") {

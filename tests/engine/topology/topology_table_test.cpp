@@ -93,6 +93,16 @@ TEST_CASE("the L2 from every SM: beside the one-SM and the driver's figures, or 
   CHECK(topology_l2_whole_line(r) == "L2 from every SM at once (132 SMs, lines of their own): undetermined: no knee");
 }
 
+TEST_CASE("the L2's far lines: the verdict and its summary, or nothing where none was read") {
+  json r = sample_result();
+  CHECK(topology_l2_copies_line(r).empty());
+  r["caches"]["l2"]["partition_copies"] = {{"verdict", "copies"}, {"summary", "far lines are copied: ..."}};
+  CHECK(topology_l2_copies_line(r) == "L2 far lines: far lines are copied: ...");
+  CHECK(topology_table(r).find("L2 far lines: far lines are copied") != std::string::npos);
+  r["caches"]["l2"]["partition_copies"] = {{"verdict", "undetermined"}, {"summary", "no model fits: ..."}};
+  CHECK(topology_l2_copies_line(r) == "L2 far lines: undetermined: no model fits: ...");
+}
+
 TEST_CASE("the terminal table aligns columns and lists what did not complete") {
   const std::string t = topology_table(sample_result());
   CHECK(t.find("memory        size   (driver) line  fetch lat cyc (corr) ns   sets x ways") != std::string::npos);

@@ -302,6 +302,19 @@ TEST_SUITE("gpu") {
       for (const auto& [thread, o] : offsets) CHECK(o == offsets.begin()->second);
       CHECK(t.device_note("block_arrays") == "per_block");
     }
+    // Copies one after another (auto: 264 KiB apart) and 512 KiB apart: each holds the
+    // cycle (the chase checks its final index), and the trace says where they lay.
+    for (const char* copy_stride : {"auto", "512 KiB"}) {
+      const std::string stride_s = copy_stride;
+      CAPTURE(stride_s);
+      const Collect c = run_spec_text("dissect: 1\nname: t\npath: cg\ntarget: l2\narray: {size: 264 KiB, stride: 128 B, "
+                                      "pattern: random}\nlayout: {blocks: 4, array: per_block, copy_stride: " +
+                                      stride_s + "}\niterations: 2112\n");
+      REQUIRE(c.points.size() == 1);
+      const PointTrace& t = c.points[0].second;
+      REQUIRE(t.samples.size() == 4 * 2112);
+      CHECK(t.device_note("copy_stride_bytes") == (stride_s == "auto" ? "270336" : "524288"));
+    }
   }
 
   TEST_CASE("chain mode: one sample per repeat, averaged over the chain") {

@@ -560,6 +560,32 @@ TEST_CASE("layout.array per_block: each block chases a copy of its own, placed a
       doctest::Contains("every block must run on an SM of its own"), RunError);
 }
 
+TEST_CASE("layout.copy_stride: copies a power of two apart crowd a modulo-indexed L2, packed copies fill it") {
+  // An L2 of 8 MiB, 16 ways, 4096 sets by address modulo: the index sees bits 7-18, so
+  // lines 512 KiB apart share a set. 24 SMs over 192 KiB each (4.5 MiB in all): packed one
+  // after the other, at most 10 lines fall into a set, and every pass hits; 512 KiB apart,
+  // each copy's lines take the first 1536 sets only, 24 lines a set for 16 ways, and LRU
+  // under a cyclic chase misses every one.
+  sim::Profile p = library_profile("tlb-three");
+  p.sm_count = 24;
+  sim::CacheSpec& l2 = p.caches[*p.find_cache("l2")];
+  l2.geometry = sim::CacheGeometry::uniform(8ull << 20, 128, 16);
+  l2.partitions = sim::PartitionSpec{};
+  sim::SimDevice dev(p, "sim:l2-modulo");
+  const auto mean_latency = [&](const std::string& copy_stride) {
+    const PointTrace t = run_spec_point(
+        dev, chase("cg", "192 KiB", "128 B",
+                   "target: l2\nwarmup: 2\niterations: 3072\nlayout: {blocks: 24, array: per_block, copy_stride: " +
+                       copy_stride + "}\n"));
+    CHECK(t.params.at("copy_stride_bytes") == std::to_string(copy_stride == "auto" ? 192 * 1024 : 512 * 1024));
+    double sum = 0;
+    for (const auto& s : t.samples) sum += s.latency;
+    return sum / static_cast<double>(t.samples.size());
+  };
+  CHECK(mean_latency("auto") < 320);     // L2 hits
+  CHECK(mean_latency("512 KiB") > 500);  // DRAM
+}
+
 TEST_CASE("aliased frames: TLBs see every page of the range, the caches see one block") {
   // The simulated H100: a load 5 GiB + 64 B into an aliased array reaches the caches at
   // 64 B into its block; a contiguous array's load stays where it is.
