@@ -430,20 +430,13 @@ std::vector<TopologyStep> topology_plan() {
                     if (sms < 2) return SkipStep{"one SM: the one-SM L2 size is the whole"};
                     const auto one = r.one_sm_size_of("l2");
                     if (!one) return SkipStep{"the L2 size seen from one SM was not measured"};
-                    // A line per slot; two passes of the largest N timed, the first left out
-                    // (discard: 1). The block's warm-up loads in address order, and what a
-                    // chase finds in the first pass after it is what that order left
-                    // behind, not what the cache keeps of lines read again and again (a
-                    // partitioned L2 that copies far lines drops the stale ones as the chase
-                    // goes round): the second pass is.
+                    // A line per slot (the measured line, else the fetch granularity).
                     const std::uint64_t stride = step_bytes(r, "l2");
                     const std::uint64_t whole = std::max(*one, r.driver.l2_bytes.value_or(*one));
                     const std::uint64_t from = std::max(stride * 64, round_to(*one / 8 / sms, stride));
                     const std::uint64_t to = std::max(2 * from, round_to(2 * whole / sms, stride));
                     return Overrides{{"array.stride", bytes(stride)},
                                      {"layout.blocks", std::to_string(sms)},
-                                     {"iterations", std::to_string(on_chip_iterations(r, 2 * (to / stride)))},
-                                     {"discard", "1"},
                                      {"sweep.array.size", "{search: knee, from: " + bytes(from) + ", to: " + bytes(to) +
                                                               ", resolution: 4%}"}};
                   },
