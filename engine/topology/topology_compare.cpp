@@ -80,7 +80,8 @@ std::vector<RowSpec> row_specs() {
   std::vector<RowSpec> rows;
   const std::vector<std::pair<std::string, std::string>> caches{
       {"l1", "L1 data"},          {"l1_carveout", "L1 data, other carveout"},
-      {"texture", "texture"},     {"readonly", "read-only"},
+      {"texture", "texture"},     {"texture_carveout", "texture, other carveout"},
+      {"readonly", "read-only"},  {"readonly_carveout", "read-only, other carveout"},
       {"constant_l1", "constant L1"}, {"constant_l15", "constant L1.5"},
       {"l2", "L2"},               {"dram", "main memory"},
       {"shared", "shared memory"}};
@@ -91,7 +92,8 @@ std::vector<RowSpec> row_specs() {
     const std::string base = "caches." + c + ".";
     if (c != "dram" && c != "shared") {
       const bool searched =
-          c == "l1" || c == "l1_carveout" || c == "texture" || c == "readonly" || c == "constant_l1" || c == "l2";
+          c == "l1" || c == "l1_carveout" || c == "texture" || c == "texture_carveout" || c == "readonly" ||
+          c == "readonly_carveout" || c == "constant_l1" || c == "l2";
       // The L2's one-SM figure: one_sm_bytes, or size_bytes in files written before the L2's
       // size_bytes became the whole GPU's (they have no one_sm_bytes); the whole GPU's is the
       // "every SM" row below.

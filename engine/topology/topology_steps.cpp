@@ -140,6 +140,25 @@ TopologyStep sets_step(const std::string& cache, const std::string& label, std::
           }};
 }
 
+// `base` (l1, texture, readonly) under the specs' carveout (the `<base>_carveout_size` and
+// `_sets` specs): its size at the base's fetch granularity, then the stage sweep at its line.
+// Not in --fast.
+void add_carveout_steps(std::vector<TopologyStep>& plan, const std::string& base, const std::string& label) {
+  const std::string cache = base + "_carveout";
+  plan.push_back({.id = cache + "_size",
+                  .label = label + " size, other carveout",
+                  .cache = cache,
+                  .in_fast_mode = false,
+                  .sizes_from = [base](const TopologyResult& r) -> StepSizing {
+                    return Overrides{{"array.stride", bytes(r.fetch_of(base).value_or(32))}};
+                  },
+                  .needs = {base + "_fetch"},
+                  .absorb = [cache](TopologyResult& r, const Findings& fs) { absorb::size(r.cache(cache), fs); }});
+  TopologyStep sets = sets_step(cache, label + ", other carveout,", base);
+  sets.in_fast_mode = false;
+  plan.push_back(std::move(sets));
+}
+
 // Replacement: N = C + k b for k = 1, 2, 4, .., 128, s = b, as many rounds as fit. The way
 // probabilities come from N = C + b (one set overflowed by one line); the larger N make
 // misses frequent enough to form a latency level of their own, and give lines that miss in
@@ -383,22 +402,12 @@ std::vector<TopologyStep> topology_plan() {
                   },
                   .needs = {"texture_size"},
                   .absorb = absorb::texture_amount});
-  // The L1 data cache under another L1/shared split (the specs' carveout): its size by the
-  // same knee search at the L1's fetch granularity, then the on-chip stage sweep at its line.
-  plan.push_back({.id = "l1_carveout_size",
-                  .label = "L1 data size, other carveout",
-                  .cache = "l1_carveout",
-                  .in_fast_mode = false,
-                  .sizes_from = [](const TopologyResult& r) -> StepSizing {
-                    return Overrides{{"array.stride", bytes(r.fetch_of("l1").value_or(32))}};
-                  },
-                  .needs = {"l1_fetch"},
-                  .absorb = [](TopologyResult& r, const Findings& fs) { absorb::size(r.cache("l1_carveout"), fs); }});
-  {
-    TopologyStep s = sets_step("l1_carveout", "L1 data, other carveout,", "l1");
-    s.in_fast_mode = false;
-    plan.push_back(std::move(s));
-  }
+  // The L1 data, texture and read-only paths under another L1/shared split (the specs'
+  // carveout): each one's size by the same knee search at its fetch granularity, then the
+  // on-chip stage sweep at its line.
+  for (const auto& [base, label] : {std::pair<std::string, std::string>{"l1", "L1 data"}, {"texture", "texture"},
+                                    {"readonly", "read-only"}})
+    add_carveout_steps(plan, base, label);
   plan.push_back(latency_step("l2", "L2 latency"));
   plan.push_back(fetch_step("l2", "L2"));
   {
