@@ -124,6 +124,16 @@ std::vector<RowSpec> row_specs() {
                           return std::nullopt;
                         },
                         "l2_whole", "whole_gpu_sms"});
+      if (c == "l2")
+        rows.push_back({base + "partition_copies.verdict", "L2 far lines", Kind::text, {},
+                        [](const TopologyFile& t) -> std::optional<std::string> {
+                          const json all = t.topology.value("caches", json::object());
+                          if (!all.contains("l2") || !all["l2"].contains("partition_copies")) return std::nullopt;
+                          const json& p = all["l2"]["partition_copies"];
+                          if (!p.contains("verdict") || !p["verdict"].is_string()) return std::nullopt;
+                          return p["verdict"].get<std::string>();
+                        },
+                        {}});
       rows.push_back({base + "line_bytes", name + " line", Kind::bytes, num(c, "line_bytes"), {}, {}});
       rows.push_back({base + "fetch_bytes", name + " fetch granularity", Kind::bytes, num(c, "fetch_bytes"), {}, {}});
     }

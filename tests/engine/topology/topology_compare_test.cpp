@@ -127,6 +127,19 @@ TEST_CASE("compare: the L2 from every SM is judged by the per-SM search step tim
   CHECK_FALSE(far.groups[0].stable);
 }
 
+TEST_CASE("compare: the L2's far lines, as text") {
+  auto with = [](const std::string& name, const char* verdict) {
+    TopologyFile t = synthetic(name, 4096, 30.0, "lru");
+    t.topology["caches"]["l2"] = {{"partition_copies", {{"verdict", verdict}, {"summary", "..."}}}};
+    return t;
+  };
+  const Comparison c = compare_topologies({with("GPU-A-1", "copies"), with("GPU-A-2", "copies"), with("GPU-B-1", "shared")},
+                                          "/nonexistent");
+  const CompareRow& far = row(c, "caches.l2.partition_copies.verdict");
+  CHECK(far.groups[0].stable);
+  CHECK(far.differs);
+}
+
 TEST_CASE("compare: spread beyond the tolerance is reported, text figures compared as text") {
   std::vector<TopologyFile> in{synthetic("GPU-A-1", 1024, 30.0, "lru"), synthetic("GPU-A-2", 2048, 30.1, "lru"),
                                synthetic("GPU-B-1", 1024, 40.0, "non-lru")};
