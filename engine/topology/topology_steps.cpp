@@ -452,8 +452,10 @@ std::vector<TopologyStep> topology_plan() {
                   .needs = {"l2_fetch", "l2_size", "l2_line_blocks"},
                   .absorb = [](TopologyResult& r, const Findings& fs) { absorb::l2_whole(r, fs, l2_whole_sms(r)); }});
   // Which SMs are near which partition, and which lines each holds: every SM (up to 1024)
-  // over the same lines, half a MiB or less of the one-SM L2, every access of two passes
-  // timed (each SM's latency of a line: the mean of its two).
+  // over the same lines, 2 MiB (the driver's allocation granularity: one large page, whose
+  // address bits 8-20 the XOR search can then try, all the bits virtual and physical
+  // addresses share) or less, a quarter of the one-SM L2 at most; every access of one pass
+  // timed (each SM votes every line once; 132 SMs' votes label a line).
   plan.push_back({.id = "l2_partition_map",
                   .label = "L2 partitions (SMs and lines)",
                   .cache = "l2",
@@ -462,13 +464,13 @@ std::vector<TopologyStep> topology_plan() {
                     if (sms < 2) return SkipStep{"one SM: no SM is nearer a partition than another"};
                     const auto one = r.one_sm_size_of("l2");
                     if (!one) return SkipStep{"the L2 size seen from one SM was not measured"};
-                    std::uint64_t n = 512 * 1024;
+                    std::uint64_t n = 2 * 1024 * 1024;
                     while (n > 64 * 128 && n > *one / 4) n /= 2;  // every line an L2 hit from every SM
                     const std::uint64_t lines = n / 128;
                     return Overrides{{"array.size", bytes(n)},
                                      {"layout.blocks", std::to_string(sms)},
                                      {"layout.thread_offset", bytes(std::max<std::uint64_t>(1, lines / sms) * 128)},
-                                     {"iterations", std::to_string(2 * lines)}};  // two passes
+                                     {"iterations", std::to_string(lines)}};  // one pass
                   },
                   .needs = {"l2_size"},
                   .absorb = absorb::l2_partition_map});

@@ -85,7 +85,7 @@ TEST_CASE("topology L2 from every SM: far lines copied into the near partition h
 
 TEST_CASE("topology L2 partitions: SM groups and the address bits that pick a partition") {
   // h100-sxm: two partitions picked by the XOR of address bits 12, 17, 22, 27 and 32 (the
-  // array of half a MiB sees 12 and 17), the first half of the SMs near partition 0.
+  // array of 2 MiB, one page, sees 12 and 17), the first half of the SMs near partition 0.
   const json r = l2_topology("h100-sxm");
   const json& l2 = r["caches"]["l2"];
   INFO(l2.dump().substr(0, 3000));
