@@ -1,6 +1,8 @@
 #!/usr/bin/env python3
-"""A bundle's points.csv as a table: one row per value of the sweep's last axis, one column
-per value of the others, each cell the column `--value` (default lat_mean) of that point.
+"""A bundle's points.csv as a table: one column per value of the sweep's first axis, one row
+per combination of the others (zipped axes move together), each cell the column `--value`
+(default lat_mean) of that point; "-" where a point is missing or has no value, and the
+mean where several points share a cell (repeats, a search's copies).
 Usage: bench/points_table.py BUNDLE/points.csv [--value lat_mean]"""
 import argparse
 import csv
@@ -29,11 +31,14 @@ def main():
         if key not in table:
             table[key] = {}
             order.append(key)
-        table[key][col] = float(r[a.value])
+        v = r.get(a.value, "")
+        if v not in ("", None):
+            table[key].setdefault(col, []).append(float(v))
     print(f"| {a.value} | " + " | ".join(cols) + " |")
     print("| --- |" + " --- |" * len(cols))
     for key in order:
-        print(f"| {key} | " + " | ".join(f"{table[key][c]:.1f}" if c in table[key] else "-" for c in cols) + " |")
+        cells = [sum(table[key][c]) / len(table[key][c]) if table[key].get(c) else None for c in cols]
+        print(f"| {key} | " + " | ".join("-" if v is None else f"{v:.1f}" for v in cells) + " |")
 
 
 if __name__ == "__main__":

@@ -114,10 +114,11 @@ std::uint64_t chaser_start_offset(const ArraySpec& array, std::uint64_t thread_o
 // not reserve 2 MiB each).
 std::uint64_t array_alignment(std::uint64_t size_bytes);
 // layout.array per_block: how far apart the blocks' copies of an array of `size_bytes`
-// lie by default, one rule for the CUDA device and the simulated GPU: one after the
-// other, each starting on a line (kCopyStrideAlign), so that B copies fill B x N bytes
-// with no gap; from 2 MiB up, on 2 MiB boundaries (each copy in pages of its own: no
-// TLB entry serves two blocks). Not a power of two of the size: copies a power of two
+// lie by default, one rule for the CUDA device and the simulated GPU: below 2 MiB one
+// after the other, each starting on a line (kCopyStrideAlign), so that B copies fill
+// B x N bytes with no gap (neighbouring copies may then share a 2 MiB page); from 2 MiB
+// up, on 2 MiB boundaries (each copy in pages of its own: no TLB entry serves two blocks,
+// as the TLB steps' copies need). Not a power of two of the size: copies a power of two
 // apart put every block's lines on the same offsets of such windows, and a cache whose
 // index sees the bits above would crowd them into part of its sets.
 std::uint64_t per_block_array_stride(std::uint64_t size_bytes);

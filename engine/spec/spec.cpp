@@ -215,6 +215,20 @@ Spec finish_loading(Spec spec, const LoadOptions& options, Diagnostics& d) {
       }
   }
   if (!d.empty()) throw SpecError(dedupe(d, 0));
+  // An adaptive search's points are decoded while it runs. Decode its bounds now, every
+  // combination of the other axes at the search's from and to, so that a size the search
+  // can reach and the spec refuses (e.g. past layout.copy_stride) fails here, before any
+  // point has run, rather than ending the run at that point.
+  if (!spec.base.abstract && spec.adaptive()) {
+    Spec bounds = spec;
+    for (auto& dim : bounds.sweep)
+      if (dim.adaptive()) {
+        SweepAxis& a = dim.axes.front();
+        a.kind = SweepAxis::Kind::list;
+        a.values = {a.search_from, a.search_to};
+      }
+    (void)bounds.expand();
+  }
   // Decode every point now so that a bad combination is caught before any run.
   if (!spec.base.abstract && !spec.adaptive()) {
     spec.expanded = spec.expand();

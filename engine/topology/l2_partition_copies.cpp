@@ -29,11 +29,9 @@ constexpr double kLow = 1 - kPartitionCopiesBelow, kHigh = 1 + kPartitionCopiesA
 
 bool within(double measured, double predicted) { return measured >= kLow * predicted && measured <= kHigh * predicted; }
 
-// W against a model's [low, high] x L: a point model as within(); the copies' range from
-// its low end (read low by a knee) to short of L (where the private and shared models are).
+// W against a model's [low, high] x L, each end with the knee's tolerance.
 bool whole_fits(const Model& m, double w, double l) {
-  if (m.whole_low == m.whole_high) return within(w, m.whole_low * l);
-  return w >= kLow * m.whole_low * l && w < kLow * m.whole_high * l;
+  return w >= kLow * m.whole_low * l && w <= kHigh * m.whole_high * l;
 }
 
 std::string fmt(double v) {
@@ -72,11 +70,9 @@ std::optional<nlohmann::json> read_partition_copies(const PartitionCopiesInput& 
       if (m.whole_low == m.whole_high) mj["whole_gpu_bytes"] = m.whole_low * l;
       else mj["whole_gpu_range_bytes"] = {m.whole_low * l, m.whole_high * l};
       fit = within(o, m.one_sm_share * l) && whole_fits(m, w, l);
-    } else if (r_low == r_high) {
-      // Each size may read kBelow under or kAbove over its own prediction.
-      fit = ratio >= r_low * kLow / kHigh && ratio <= r_low * kHigh / kLow;
     } else {
-      fit = ratio >= r_low * kLow / kHigh && ratio < r_high * kLow / kHigh;
+      // Each size may read kBelow under or kAbove over its own prediction.
+      fit = ratio >= r_low * kLow / kHigh && ratio <= r_high * kHigh / kLow;
     }
     mj["fits"] = fit;
     j["models"].push_back(mj);
@@ -86,6 +82,13 @@ std::optional<nlohmann::json> read_partition_copies(const PartitionCopiesInput& 
                          " (" + fmt(ratio) + " x)" +
                          (with_driver ? ", driver " + format_bytes(*in.driver_bytes) : std::string()) + ", " +
                          std::to_string(*in.partitions) + " partitions";
+  // The sizes' own confidence travels with the verdict (a knee read from a gradual onset
+  // scores low even where it repeats from run to run).
+  if (in.one_sm_confidence || in.whole_gpu_confidence) {
+    const double c = std::min(in.one_sm_confidence.value_or(1.0), in.whole_gpu_confidence.value_or(1.0));
+    j["sizes_confidence"] = c;
+    measured += "; sizes read with confidence " + fmt(c);
+  }
   if (fits.size() == 1) {
     j["verdict"] = fits.front()->name;
     std::string held;

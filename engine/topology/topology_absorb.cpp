@@ -67,7 +67,10 @@ void l2_copies(TopologyResult& r) {
   c.partition_copies = read_partition_copies({.one_sm_bytes = c.one_sm_bytes,
                                               .whole_gpu_bytes = c.whole_gpu_bytes,
                                               .partitions = partitions,
-                                              .driver_bytes = r.driver.l2_bytes});
+                                              .driver_bytes = r.driver.l2_bytes,
+                                              .one_sm_confidence = c.one_sm_confidence,
+                                              .whole_gpu_confidence = c.whole_gpu_bytes ? c.size_confidence
+                                                                                        : std::nullopt});
 }
 
 }  // namespace
@@ -76,6 +79,7 @@ void l2_one_sm(TopologyResult& r, const Findings& fs) {
   CacheResult& c = r.cache("l2");
   size(c, fs);
   c.one_sm_bytes = c.size_bytes;
+  c.one_sm_confidence = c.size_bytes ? c.size_confidence : std::nullopt;
   // Until l2_whole_size replaces it (a step that fails or does not run leaves this said).
   if (c.size_bytes) c.size_note = "what one SM fills: the L2 from every SM at once was not measured";
   l2_copies(r);

@@ -20,6 +20,7 @@ json cache_json(const CacheResult& c) {
   put(j, "unsupported", c.unsupported);
   put(j, "size_bytes", c.size_bytes);
   put(j, "one_sm_bytes", c.one_sm_bytes);
+  put(j, "one_sm_confidence", c.one_sm_confidence);
   put(j, "whole_gpu_bytes", c.whole_gpu_bytes);
   put(j, "whole_gpu_sms", c.whole_gpu_sms);
   put(j, "whole_gpu_note", c.whole_gpu_note);

@@ -59,6 +59,7 @@ struct CacheResult {
   // fills with lines of its own (the l2_whole_size step), also kept as whole_gpu_bytes,
   // with how many SMs that took.
   std::optional<std::uint64_t> one_sm_bytes;
+  std::optional<double> one_sm_confidence;  // the size analyzer's, for one_sm_bytes
   std::optional<std::uint64_t> whole_gpu_bytes;
   std::optional<std::uint64_t> whole_gpu_sms;
   std::optional<std::string> whole_gpu_note;  // why not measured, or how to read it

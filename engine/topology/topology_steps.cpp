@@ -441,7 +441,10 @@ std::vector<TopologyStep> topology_plan() {
                     if (!one) return SkipStep{"the L2 size seen from one SM was not measured"};
                     // A line per slot (the measured line, else the fetch granularity).
                     const std::uint64_t stride = step_bytes(r, "l2");
-                    const std::uint64_t whole = std::max(*one, r.driver.l2_bytes.value_or(*one));
+                    // Without the driver's L2 (a simulated GPU), four times the one-SM figure:
+                    // room for every SM's knee where P partitions each keep their SMs' lines.
+                    const std::uint64_t whole =
+                        r.driver.l2_bytes ? std::max(*one, *r.driver.l2_bytes) : 4 * *one;
                     const std::uint64_t from = std::max(stride * 64, round_to(*one / 8 / sms, stride));
                     const std::uint64_t to = std::max(2 * from, round_to(2 * whole / sms, stride));
                     return Overrides{{"array.stride", bytes(stride)},

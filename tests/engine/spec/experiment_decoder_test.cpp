@@ -253,10 +253,18 @@ TEST_CASE("layout.copy_stride: where the blocks' copies lie, checked against the
             .find("is smaller than array.size (200 KiB): the blocks' copies would overlap") != std::string::npos);
   CHECK(errors_of(base + "layout: {blocks: 4, array: per_block, copy_stride: 0}\n").find("layout.copy_stride") !=
         std::string::npos);
-  // Swept, each point is checked against its own size.
+  // Swept, each point is checked against its own size; a knee search at its bounds, before
+  // it runs.
   CHECK(errors_of(base + "layout: {blocks: 4, array: per_block, copy_stride: 256 KiB}\n"
                          "sweep: {array.size: [128 KiB, 384 KiB]}\n")
             .find("the blocks' copies would overlap") != std::string::npos);
+  const std::string knee = errors_of(base + "layout: {blocks: 4, array: per_block, copy_stride: 256 KiB}\n"
+                                            "sweep: {array.size: {search: knee, from: 128 KiB, to: 1 MiB}}\n");
+  CHECK(knee.find("the blocks' copies would overlap") != std::string::npos);
+  CHECK(knee.find("array.size=1 MiB") != std::string::npos);
+  CHECK(errors_of(base + "layout: {blocks: 4, array: per_block, copy_stride: 1 MiB}\n"
+                         "sweep: {array.size: {search: knee, from: 128 KiB, to: 1 MiB}}\n")
+            .empty());
 }
 
 TEST_CASE("list pattern offsets must lie inside the array") {

@@ -33,8 +33,12 @@ TEST_CASE("partition copies: each model's sizes against the driver's L2") {
         "copies");
   CHECK(verdict(input(47 * MiB, 49 * MiB, 2, 50 * MiB)) ==
         "shared");
-  CHECK(verdict(input(24 * MiB, 48 * MiB, 2, 50 * MiB)) ==
-        "private");
+  // Every SM near L: private placement, or copies whose stale home lines all went; the
+  // sizes cannot tell them apart.
+  const auto near_l = read_partition_copies(input(24 * MiB, 48 * MiB, 2, 50 * MiB));
+  REQUIRE(near_l.has_value());
+  CHECK((*near_l)["verdict"] == "undetermined");
+  CHECK((*near_l)["summary"].get<std::string>().find("two models fit (copies, private)") == 0);
   // Copies whose stale home lines go first: every SM between two thirds and all of the L2.
   const auto some = read_partition_copies(input(24 * MiB, 38 * MiB, 2, 50 * MiB));
   REQUIRE(some.has_value());
@@ -55,10 +59,10 @@ TEST_CASE("partition copies: each model's sizes against the driver's L2") {
 }
 
 TEST_CASE("partition copies: without the driver's figure, the ratio of the two sizes") {
-  // P = 2: shared 1, copies 4/3 to under 2, private 2.
+  // P = 2: shared 1, copies 4/3 to 2, private 2.
   CHECK(verdict(input(25 * MiB, 33 * MiB, 2, std::nullopt)) == "copies");
   CHECK(verdict(input(8 * MiB, 8 * MiB, 2, std::nullopt)) == "shared");
-  CHECK(verdict(input(4 * MiB, 8 * MiB, 2, std::nullopt)) == "private");
+  CHECK(verdict(input(4 * MiB, 8 * MiB, 2, std::nullopt)) == "undetermined");  // copies or private
   // 1.16: as near the shared model's 1 as the copies' 4/3, given how knees read.
   const auto two = read_partition_copies(input(100 * MiB, 116 * MiB, 2, std::nullopt));
   REQUIRE(two.has_value());
@@ -66,6 +70,18 @@ TEST_CASE("partition copies: without the driver's figure, the ratio of the two s
   CHECK((*two)["summary"].get<std::string>().find("two models fit (shared, copies)") == 0);
   // Four partitions: copies hold up to 1 + 3/4 bytes per byte, W / O = 16 / 7 and more.
   CHECK(verdict(input(7 * MiB, 16 * MiB, 4, std::nullopt)) == "copies");
+}
+
+TEST_CASE("partition copies: the sizes' confidence travels with the verdict") {
+  PartitionCopiesInput in = input(24 * MiB, 33 * MiB, 2, 50 * MiB);
+  in.one_sm_confidence = 0.75;
+  in.whole_gpu_confidence = 0.53;
+  const auto j = read_partition_copies(in);
+  REQUIRE(j.has_value());
+  CHECK((*j)["verdict"] == "copies");
+  CHECK((*j)["sizes_confidence"].get<double>() == doctest::Approx(0.53));
+  CHECK((*j)["summary"].get<std::string>().find("sizes read with confidence 0.53") != std::string::npos);
+  CHECK_FALSE(read_partition_copies(input(24 * MiB, 33 * MiB, 2, 50 * MiB))->contains("sizes_confidence"));
 }
 
 TEST_CASE("partition copies: nothing to read without two partitions and both sizes") {
