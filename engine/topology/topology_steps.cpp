@@ -430,7 +430,8 @@ std::vector<TopologyStep> topology_plan() {
                   .absorb = absorb::l2_levels});
   // The L2 every SM fills at once, each with lines of its own: one block per SM (up to
   // 1024), an array per block; the knee search runs over the per-SM size, from an eighth of
-  // the one-SM figure's share to twice the driver's L2 in all.
+  // the one-SM figure's share to twice the driver's L2 in all (eight times the one-SM
+  // figure where the device reports no L2 size).
   plan.push_back({.id = "l2_whole_size",
                   .label = "L2 size (every SM)",
                   .cache = "l2",
