@@ -27,12 +27,9 @@ std::vector<Model> models_for(double p) {
 
 constexpr double kLow = 1 - kPartitionCopiesBelow, kHigh = 1 + kPartitionCopiesAbove;
 
-bool within(double measured, double predicted) { return measured >= kLow * predicted && measured <= kHigh * predicted; }
-
-// W against a model's [low, high] x L, each end with the knee's tolerance.
-bool whole_fits(const Model& m, double w, double l) {
-  return w >= kLow * m.whole_low * l && w <= kHigh * m.whole_high * l;
-}
+// A measured figure against a predicted band [low, high] (one value where equal), each end
+// with the knee's tolerance.
+bool within(double measured, double low, double high) { return measured >= kLow * low && measured <= kHigh * high; }
 
 std::string fmt(double v) {
   char b[32];
@@ -69,10 +66,10 @@ std::optional<nlohmann::json> read_partition_copies(const PartitionCopiesInput& 
       mj["one_sm_bytes"] = m.one_sm_share * l;
       if (m.whole_low == m.whole_high) mj["whole_gpu_bytes"] = m.whole_low * l;
       else mj["whole_gpu_range_bytes"] = {m.whole_low * l, m.whole_high * l};
-      fit = within(o, m.one_sm_share * l) && whole_fits(m, w, l);
+      fit = within(o, m.one_sm_share * l, m.one_sm_share * l) && within(w, m.whole_low * l, m.whole_high * l);
     } else {
       // Each size may read kBelow under or kAbove over its own prediction.
-      fit = ratio >= r_low * kLow / kHigh && ratio <= r_high * kHigh / kLow;
+      fit = within(ratio, r_low / kHigh, r_high / kLow);
     }
     mj["fits"] = fit;
     j["models"].push_back(mj);
