@@ -94,21 +94,31 @@ class TlbOverflowAnalyzer final : public Analyzer {
       return f;
     };
     if (points.size() < 2) return fail("needs two points or more, one slot apart");
-    // Each slot's own latency at the first point, over its timed passes.
+    // Each slot's own latency at the first point, over its timed passes (indexed by slot: a
+    // lookup per sample of every point, millions of them).
     const std::uint64_t first_slots = points.front()->size_bytes() / stride;
-    std::map<std::uint64_t, std::vector<double>> at_first;
+    std::vector<std::vector<double>> at_first;
     {
       const auto v = stats::main_chase(*points.front()).samples;
-      for (std::size_t i = first_slots; i < v.size(); ++i) at_first[v[i]->offset_bytes / stride].push_back(v[i]->latency);
+      for (std::size_t i = first_slots; i < v.size(); ++i) {
+        const std::uint64_t slot = v[i]->offset_bytes / stride;
+        if (slot > first_slots) continue;  // not a slot of the point's array
+        if (slot >= at_first.size()) at_first.resize(slot + 1);
+        at_first[slot].push_back(v[i]->latency);
+      }
     }
-    std::map<std::uint64_t, double> reference;
-    for (auto& [slot, lat] : at_first) reference[slot] = stats::median(lat);
-    if (reference.empty()) return fail("the first point has no timed pass past its first");
+    constexpr double kNoReference = std::numeric_limits<double>::quiet_NaN();
+    std::vector<double> reference(at_first.size(), kNoReference);
+    double slowest = 0, fastest = std::numeric_limits<double>::max();
+    for (std::size_t slot = 0; slot < at_first.size(); ++slot) {
+      if (at_first[slot].empty()) continue;
+      reference[slot] = stats::median(at_first[slot]);
+      slowest = std::max(slowest, reference[slot]), fastest = std::min(fastest, reference[slot]);
+    }
+    if (slowest < fastest) return fail("the first point has no timed pass past its first");
     // Slots the first point lacks are read against its slowest slot: a miss there still
     // shows when the slots' own latencies spread by less than half the penalty; where they
     // spread wider, a point with such slots cannot be said to hold.
-    double slowest = 0, fastest = std::numeric_limits<double>::max();
-    for (const auto& [slot, ref] : reference) slowest = std::max(slowest, ref), fastest = std::min(fastest, ref);
     const bool others_judged = slowest - fastest < penalty / 2;
     ev["reference_spread_cycles"] = slowest - fastest;
     std::vector<OverflowPoint> pts;
@@ -123,9 +133,10 @@ class TlbOverflowAnalyzer final : public Analyzer {
       for (std::size_t pass = passes >= 4 ? 2 : 1; pass < passes; ++pass) {
         std::uint32_t m = 0;
         for (std::size_t i = pass * op.slots; i < (pass + 1) * op.slots; ++i) {
-          const auto ref = reference.find(v[i]->offset_bytes / stride);
-          if (ref == reference.end() && !others_judged) op.judged = false;
-          const double excess = v[i]->latency - (ref == reference.end() ? slowest : ref->second);
+          const std::uint64_t slot = v[i]->offset_bytes / stride;
+          const bool known = slot < reference.size() && !std::isnan(reference[slot]);
+          if (!known && !others_judged) op.judged = false;
+          const double excess = v[i]->latency - (known ? reference[slot] : slowest);
           if (excess >= penalty / 2 && excess <= 3 * penalty) ++m;
         }
         op.misses.push_back(m);

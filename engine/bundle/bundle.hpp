@@ -81,6 +81,9 @@ class BundleWriter {
   // before this.
   void store_in_background();
   void await_stored();
+  // Waits for the deferred header's job (DeferredHeader: it reads what the caller's
+  // function refers to), and throws what it threw. Everything that writes calls it.
+  void await_header();
   // Formats ahead the parts of these points' points.csv rows that do not depend on
   // their results (parameters, axes; with `traces`, one per point, the device notes
   // their params hold): a run calls it while the points' kernel runs
@@ -118,7 +121,6 @@ class BundleWriter {
   void lock();
   void open_files();
   void init_header(nlohmann::json header);
-  void await_header();
   void retain_header_fields();
   void write_header(bool durable = true);
   // Writes the batch's trace.csv rows, a chunk at a time.

@@ -8,6 +8,7 @@
 #include <chrono>
 #include <cmath>
 #include <cstdio>
+#include <mutex>
 
 #include "dissect_git_revision.hpp"
 #include "engine/bundle/bundle.hpp"
@@ -30,11 +31,13 @@ class BundleSink final : public RunSink {
     const auto t0 = std::chrono::steady_clock::now();
     note_clock(trace.sm_clock_khz);
     writer_.append_point(point, std::move(trace));
+    ++handed_;
     store_ms_ += ms_since(t0);
   }
   void points_done(PointBatch batch) override {
     const auto t0 = std::chrono::steady_clock::now();
     for (const auto& [p, t] : batch) note_clock(t.sm_clock_khz);
+    handed_ += batch.size();
     writer_.append_points(std::move(batch));
     store_ms_ += ms_since(t0);
   }
@@ -47,6 +50,8 @@ class BundleSink final : public RunSink {
   // Time spent handing points to the writer (copying and queueing them: it writes them on
   // the background worker), for the timing report.
   [[nodiscard]] double store_ms() const { return store_ms_; }
+  // Points handed to the writer (stored, or on their way).
+  [[nodiscard]] std::size_t points_handed() const { return handed_; }
   void progress(std::size_t done, std::size_t total) override {
     if (!progress_) return;
     const double s = std::chrono::duration<double>(std::chrono::steady_clock::now() - start_).count();
@@ -67,6 +72,7 @@ class BundleSink final : public RunSink {
   std::string name_;
   std::chrono::steady_clock::time_point start_;
   double store_ms_ = 0;
+  std::size_t handed_ = 0;
 };
 
 nlohmann::json experiment_json(const Experiment& e) {
@@ -94,19 +100,50 @@ class RunAnalysis {
   std::vector<Expectation> expectations;
   std::vector<std::vector<Finding>> findings;  // per request
   std::vector<double> ms;                      // per request
+
+  // A complete run whose last points were still being stored when run_spec returned: the
+  // first job seals the bundle (waiting for the stores, which fill `traces`), once.
+  bool seal_pending = false;
+  std::string seal_status;
+  nlohmann::json seal_extra;
+  std::string store_error;  // what a failed store threw (the bundle is then sealed "failed")
+  void await_points() {
+    std::call_once(sealed_once_, [this] {
+      if (!seal_pending) return;
+      try {
+        writer->seal(seal_status, seal_extra);
+      } catch (const std::exception& e) {
+        // Every store has ended (await_stored waits for all): the bundle says what failed.
+        store_error = e.what();
+        seal_extra["error"] = store_error;
+        writer->seal("failed", seal_extra);
+      }
+    });
+  }
+
+ private:
+  std::once_flag sealed_once_;
 };
 
 std::size_t analysis_jobs(const RunAnalysis& a) { return a.requests.size(); }
 
 void run_analysis_job(RunAnalysis& a, std::size_t i) {
   const auto t0 = std::chrono::steady_clock::now();
-  a.findings[i] = run_analyzers(a.traces, {a.requests[i]});
+  a.await_points();
+  if (a.store_error.empty()) a.findings[i] = run_analyzers(a.traces, {a.requests[i]});
   a.ms[i] = ms_since(t0);
 }
 
 void finish_analysis(RunOutcome& out) {
   if (!out.analysis) return;
   const std::shared_ptr<RunAnalysis> a = std::move(out.analysis);
+  a->await_points();
+  if (!a->store_error.empty()) {
+    if (a->sealed) a->writer->write_sealed();
+    a->writer.reset();
+    out.status = "failed";
+    throw RunError("storing the points failed: " + a->store_error);
+  }
   const auto t0 = std::chrono::steady_clock::now();
   out.findings.clear();
   for (auto& f : a->findings) std::move(f.begin(), f.end(), std::back_inserter(out.findings));
@@ -235,19 +272,25 @@ RunOutcome run_spec(const Spec& spec, Device& device, const RunOptions& options,
     out.status = "failed";
     out.error = e.what();
   }
-  // Whatever ended the run, the points measured before are stored (a store that failed
-  // fails the run).
-  try {
-    writer.await_stored();
-  } catch (const std::exception& e) {
-    if (out.error.empty()) {
-      out.status = "failed";
-      out.error = e.what();
+  // A complete run whose analysis follows on another thread (a topology's step) leaves its
+  // last stores to that analysis, which seals the bundle before it reads the points
+  // (RunAnalysis::await_points): the next step measures meanwhile.
+  const bool analyze_later = options.defer_analysis && analyze && !resuming;
+  const bool store_later =
+      analyze_later && out.status == "complete" && !stop.load() && sink.points_handed() > 0;
+  // Otherwise, whatever ended the run, the points measured before are stored here (a store
+  // that failed fails the run).
+  if (!store_later) try {
+      writer.await_stored();
+    } catch (const std::exception& e) {
+      if (out.error.empty()) {
+        out.status = "failed";
+        out.error = e.what();
+      }
     }
-  }
   if (out.status == "complete" && !spec.adaptive() && stop.load() && writer.points_written() < points.size())
     out.status = "interrupted";
-  out.points_done = writer.points_written();
+  out.points_done = store_later ? sink.points_handed() : writer.points_written();
   out.wall_ms = ms_since(t0);
   timeline::mark("run_spec: wall ends");
   const GpuSnapshot after = device.snapshot();
@@ -278,8 +321,12 @@ RunOutcome run_spec(const Spec& spec, Device& device, const RunOptions& options,
   // hundreds of MB takes a while) off the caller's path; they come before findings.json.
   const bool analysis_follows = analyze && out.points_done > 0;
   const bool seal_only = options.defer_analysis && analysis_follows && !resuming;
-  if (seal_only) writer.seal(out.status, extra);
-  else writer.finish(out.status, extra);
+  if (!store_later) {
+    if (seal_only) writer.seal(out.status, extra);
+    else writer.finish(out.status, extra);
+  } else {
+    writer.await_header();  // it is made from `spec` and `options`, which the caller may free now
+  }
   if (timing_report_wanted())
     std::fprintf(stderr,
                  "dissect timing: %s: wall %.2f ms = expand %.2f, bundle open %.2f, device run %.2f (kernels %.2f, "
@@ -291,6 +338,11 @@ RunOutcome run_spec(const Spec& spec, Device& device, const RunOptions& options,
 
   if (analysis_follows) {
     analysis->sealed = seal_only;
+    if (store_later) {
+      analysis->seal_pending = true;
+      analysis->seal_status = out.status;
+      analysis->seal_extra = std::move(extra);
+    }
     if (resuming) analysis->traces = read_bundle(writer.dir()).traces;
     analysis->requests = requests_from(spec.base.analyzers);
     analysis->expectations = spec.base.expectations;

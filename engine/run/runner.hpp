@@ -25,8 +25,10 @@ struct RunOptions {
   // any point runs: a topology records it, so that a step killed mid-run is resumed.
   std::function<void(const std::string&)> bundle_opened;
   // Leave the analysis to the caller (RunOutcome::analysis): run_spec returns once the
-  // points are stored and the bundle finished, so that a topology measures its next step
-  // while this one is analysed. The bundle stays locked until the analysis is finished.
+  // points are measured, so that a topology measures its next step while this one is
+  // analysed. A complete run's last points may still be on their way to the disk: the
+  // analysis waits for them (a failed store fails it: finish_analysis throws) before it
+  // reads them, and seals the bundle. The bundle stays locked until the analysis is finished.
   bool defer_analysis = false;
 };
 
@@ -66,7 +68,8 @@ std::size_t analysis_jobs(const RunAnalysis& analysis);
 void run_analysis_job(RunAnalysis& analysis, std::size_t i);
 // Once every job has run: the findings and expectations into `out` (as run_spec gives them
 // without defer_analysis), findings.json written, the bundle released; analysis_ms is the
-// analyzers' time, summed over the jobs. Throws what writing findings.json throws.
+// analyzers' time, summed over the jobs. Throws what writing findings.json throws, and a RunError
+// when storing the run's points failed (then out.status is "failed" and the bundle says why).
 void finish_analysis(RunOutcome& out);
 
 // bundle.json header for a run (exposed for tests).

@@ -370,6 +370,36 @@ std::vector<TopologyStep> topology_plan() {
   add_cache_steps(plan, "texture", "texture", true);
   add_cache_steps(plan, "readonly", "read-only", true);
   add_cache_steps(plan, "constant_l1", "constant L1", false);
+  plan.push_back(sharing_step("l1", "texture"));
+  plan.push_back(sharing_step("l1", "readonly"));
+  plan.push_back(sharing_step("texture", "readonly"));
+  plan.push_back({.id = "amount_texture",
+                  .label = "texture caches per SM",
+                  .cache = "texture",
+                  .sizes_from = [](const TopologyResult& r) -> StepSizing {
+                    const auto c = r.size_of("texture");
+                    if (!c) return SkipStep{"the texture cache size was not measured"};
+                    const std::uint64_t n = round_to(*c * 8 / 10, 128);
+                    return Overrides{{"arrays.base.size", bytes(n)}, {"arrays.test.size", bytes(n)}};
+                  },
+                  .needs = {"texture_size"},
+                  .absorb = absorb::texture_amount});
+  plan.push_back(latency_step("l2", "L2 latency"));
+  plan.push_back(fetch_step("l2", "L2"));
+  {
+    // What one SM fills: size_bytes until l2_whole_size measures every SM, one_sm_bytes for good.
+    TopologyStep s = size_step("l2", "L2");
+    s.absorb = absorb::l2_one_sm;
+    plan.push_back(std::move(s));
+  }
+  // The L1 data, texture and read-only paths under another L1/shared split (the specs'
+  // carveout): each one's size by the same knee search at its fetch granularity, then the
+  // on-chip stage sweep at its line. Here, between the L2's size and its line steps, and
+  // before the L1.5 sweep, so that the GPU measures them while the analyses of the one-SM
+  // L2 and of the constant L1, which those steps need, still run.
+  for (const auto& [base, label] : {std::pair<std::string, std::string>{"l1", "L1 data"}, {"texture", "texture"},
+                                    {"readonly", "read-only"}})
+    add_carveout_steps(plan, base, label);
   plan.push_back(latency_step("constant_l15", "constant L1.5 latency"));
   // Beyond the constant L1 (MT4G Sec. 4.2 starts the L1.5 run where the L1 run ends),
   // stepping by the L1's line so that every access misses the L1; the spec's sweep
@@ -388,34 +418,6 @@ std::vector<TopologyStep> topology_plan() {
                   },
                   .needs = {"constant_l1_fetch", "constant_l1_size"},
                   .absorb = absorb::constant_l15_size});
-  plan.push_back(sharing_step("l1", "texture"));
-  plan.push_back(sharing_step("l1", "readonly"));
-  plan.push_back(sharing_step("texture", "readonly"));
-  plan.push_back({.id = "amount_texture",
-                  .label = "texture caches per SM",
-                  .cache = "texture",
-                  .sizes_from = [](const TopologyResult& r) -> StepSizing {
-                    const auto c = r.size_of("texture");
-                    if (!c) return SkipStep{"the texture cache size was not measured"};
-                    const std::uint64_t n = round_to(*c * 8 / 10, 128);
-                    return Overrides{{"arrays.base.size", bytes(n)}, {"arrays.test.size", bytes(n)}};
-                  },
-                  .needs = {"texture_size"},
-                  .absorb = absorb::texture_amount});
-  // The L1 data, texture and read-only paths under another L1/shared split (the specs'
-  // carveout): each one's size by the same knee search at its fetch granularity, then the
-  // on-chip stage sweep at its line.
-  for (const auto& [base, label] : {std::pair<std::string, std::string>{"l1", "L1 data"}, {"texture", "texture"},
-                                    {"readonly", "read-only"}})
-    add_carveout_steps(plan, base, label);
-  plan.push_back(latency_step("l2", "L2 latency"));
-  plan.push_back(fetch_step("l2", "L2"));
-  {
-    // What one SM fills: size_bytes until l2_whole_size measures every SM, one_sm_bytes for good.
-    TopologyStep s = size_step("l2", "L2");
-    s.absorb = absorb::l2_one_sm;
-    plan.push_back(std::move(s));
-  }
   plan.push_back(line_blocks_step("l2", "L2"));
   // A random chase over half the measured L2: every access an L2 hit, near or far.
   plan.push_back({.id = "l2_partitions",
@@ -478,10 +480,6 @@ std::vector<TopologyStep> topology_plan() {
                   },
                   .needs = {"l2_size"},
                   .absorb = absorb::l2_partition_map});
-  plan.push_back(latency_step("dram", "main memory latency"));
-  plan.push_back(latency_step("shared", "shared memory latency"));
-  plan.push_back(
-      {.id = "shared_banks", .label = "shared memory banks", .cache = "shared", .needs = {}, .absorb = absorb::banks});
   // TLB levels: where each runs out at strides of 4 KiB to 1 GiB (coverage,
   // span, penalties); the page (the stride the later steps sweep at); a widely
   // bracketed coverage narrowed; then one slot at a time past each level's
@@ -495,6 +493,11 @@ std::vector<TopologyStep> topology_plan() {
                   // steps' analyses still run.
                   .needs = {"l2_size"},
                   .absorb = absorb::tlb_levels});
+  // Three short steps that need nothing, measured while the footprint sweep is analysed.
+  plan.push_back(latency_step("dram", "main memory latency"));
+  plan.push_back(latency_step("shared", "shared memory latency"));
+  plan.push_back(
+      {.id = "shared_banks", .label = "shared memory banks", .cache = "shared", .needs = {}, .absorb = absorb::banks});
   // The page: N past the first TLB level's coverage (every level whose reach is
   // the page then misses at the largest strides), at least the spec's 1 GiB.
   plan.push_back({.id = "page_size",
@@ -524,6 +527,16 @@ std::vector<TopologyStep> topology_plan() {
                   },
                   .needs = {"l2_size", "tlb", "page_size", "page_size_scattered"},
                   .absorb = absorb::tlb_entries});
+  // Bandwidth, read and write of each level: after every step over ordinary frames, so
+  // that what they allocate cannot move the arrays of the steps above (the one-SM L2 steps
+  // depend on where their arrays lie: results/h100/README.md); the reads before the
+  // writes, so that no read starts with an L2 of lines a write step left dirty. Between
+  // them the stage sweep, whose slots lie in aliased frames of their own: the reads are
+  // measured while tlb_entries is analysed, the writes while tlb_sets is.
+  plan.push_back(bandwidth_step("shared", {1}));
+  plan.push_back(dram_bandwidth_step("global"));
+  plan.push_back(bandwidth_step("l1", {1}));
+  plan.push_back(l2_bandwidth_step("l2"));
   plan.push_back({.id = "tlb_sets",
                   .label = "TLB entries and sets",
                   .sizes_from = [](const TopologyResult& r) -> StepSizing {
@@ -533,14 +546,6 @@ std::vector<TopologyStep> topology_plan() {
                   },
                   .needs = {"l2_size", "tlb", "page_size", "page_size_scattered", "tlb_entries"},
                   .absorb = absorb::tlb_sets});
-  // Bandwidth, read and write of each level: after every step over ordinary frames, so
-  // that what they allocate cannot move the arrays of the steps above (the one-SM L2 steps depend on where their
-  // arrays lie: results/h100/README.md); the reads before the writes, so that no read
-  // starts with an L2 of lines a write step left dirty.
-  plan.push_back(bandwidth_step("shared", {1}));
-  plan.push_back(dram_bandwidth_step("global"));
-  plan.push_back(bandwidth_step("l1", {1}));
-  plan.push_back(l2_bandwidth_step("l2"));
   plan.push_back(bandwidth_step("shared_write", {1}));
   plan.push_back(l2_bandwidth_step("l2_write"));
   plan.push_back(bandwidth_step("l1_write", {1}));
@@ -553,9 +558,9 @@ std::vector<TopologyStep> topology_plan() {
     plan.push_back(std::move(control));
   }
   plan.push_back(dram_bandwidth_step("global_write"));
-  // After the bandwidth steps (which need nothing of the TLB steps), so that the GPU
-  // measures them while the stage sweep's analysis runs, on which these two wait; their
-  // arrays lie in aliased frames of their own. One set or several: slots spread over
+  // After the bandwidth writes, which the GPU measures while the stage sweep's analysis, on
+  // which these two wait, runs; their arrays lie in aliased frames of their own (as the
+  // stage sweep's do). One set or several: slots spread over
   // every set at a stride just above each open level's span (one set of entries of the
   // span and S sets of span / S run out at the same slots at the span itself).
   plan.push_back({.id = "tlb_spread",

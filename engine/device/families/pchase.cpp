@@ -2,9 +2,11 @@
 // pointer chase (every access timed) and the classic chain (one time per chain of
 // `iterations` dependent loads). One block per point; chosen threads chase.
 #include <algorithm>
+#include <functional>
 #include <optional>
 
 #include "engine/core/diagnostics.hpp"
+#include "engine/core/worker_pool.hpp"
 #include "engine/device/chase_order.hpp"
 #include "engine/device/cuda/array_placement.hpp"
 #include "engine/device/cuda/cuda_launch.hpp"
@@ -148,77 +150,136 @@ class PchaseLaunch final : public CudaLaunch {
     trace.samples.reserve(chasers_of_point * repeats * (chain_ ? 1 : points[point]->iterations));
   }
 
+  // A launch can hold millions of samples (a per-SM stage sweep, every SM chasing the L2):
+  // they are decoded side by side on the pool's free workers, whole points per task, or,
+  // for a launch of fewer points than tasks, ranges of a point's blocks, each into a
+  // buffer of its own that is appended in block order afterwards. Every sample lands
+  // where the one-by-one decoding puts it, and the first error in that order is thrown.
   void decode(std::uint32_t r, const Readback& res, std::span<PointTrace> traces,
               std::span<std::vector<double>> overheads) const override {
+    std::vector<std::uint64_t> samples_of(points.size());
+    std::uint64_t total = 0;
+    for (std::size_t gi = 0; gi < points.size(); ++gi)
+      total += samples_of[gi] = std::uint64_t{metas_[gi].blocks} * metas_[gi].nch * (chain_ ? 1 : points[gi]->iterations);
+    const std::size_t tasks = std::min<std::uint64_t>(workers::size() + 1, total / kSamplesPerTask);
+    if (tasks < 2) {
+      for (std::size_t gi = 0; gi < points.size(); ++gi)
+        decode_blocks(r, res, gi, 0, metas_[gi].blocks, traces[gi].samples, overheads[gi]);
+      return;
+    }
+    struct Part {
+      std::size_t point;
+      std::uint32_t first_block, end_block;
+      bool whole;  // the point's only part: decoded into its trace directly
+      std::vector<Sample> samples;
+      std::vector<double> overheads;
+    };
+    std::vector<Part> parts;
+    for (std::size_t gi = 0; gi < points.size(); ++gi) {
+      const std::uint32_t point_blocks = std::max<std::uint32_t>(metas_[gi].blocks, 1);
+      const auto pieces = static_cast<std::uint32_t>(std::clamp<std::uint64_t>(
+          samples_of[gi] * tasks / std::max<std::uint64_t>(total, 1), 1, point_blocks));
+      for (std::uint32_t k = 0; k < pieces; ++k)
+        parts.push_back({gi, point_blocks * k / pieces, point_blocks * (k + 1) / pieces, pieces == 1, {}, {}});
+    }
+    std::vector<std::function<int()>> jobs;
+    for (std::size_t t = 0; t < tasks; ++t) {
+      const std::size_t from = parts.size() * t / tasks, to = parts.size() * (t + 1) / tasks;
+      if (from == to) continue;
+      jobs.emplace_back([&, from, to] {
+        for (std::size_t k = from; k < to; ++k) {
+          Part& p = parts[k];
+          if (!p.whole)
+            p.samples.reserve(std::uint64_t{p.end_block - p.first_block} * metas_[p.point].nch *
+                              (chain_ ? 1 : points[p.point]->iterations));
+          decode_blocks(r, res, p.point, p.first_block, p.end_block, p.whole ? traces[p.point].samples : p.samples,
+                        p.whole ? overheads[p.point] : p.overheads);
+        }
+        return 0;
+      });
+    }
+    workers::run_all(std::move(jobs));
+    for (Part& p : parts)
+      if (!p.whole) {
+        std::vector<Sample>& to = traces[p.point].samples;
+        to.insert(to.end(), p.samples.begin(), p.samples.end());
+        overheads[p.point].insert(overheads[p.point].end(), p.overheads.begin(), p.overheads.end());
+      }
+  }
+
+ private:
+  // Fewer samples than this a task are decoded where they are.
+  static constexpr std::uint64_t kSamplesPerTask = 32 * 1024;
+
+  // Appends repeat r's samples of blocks [b0, b1) of point gi, and their timer-overhead
+  // readings, in the order the one-by-one decoding gives them.
+  void decode_blocks(std::uint32_t r, const Readback& res, std::size_t gi, std::uint32_t b0, std::uint32_t b1,
+                     std::vector<Sample>& out, std::vector<double>& overheads) const {
     const auto lat = res.as<std::uint32_t>(lat_), idx = res.as<std::uint32_t>(idx_),
                smid = res.as<std::uint32_t>(smid_), ovh = res.as<std::uint32_t>(ovh_);
     const auto chain_t = res.as<std::uint64_t>(chain_out_), fin = res.as<std::uint64_t>(final_);
-    for (std::size_t gi = 0; gi < points.size(); ++gi) {
-      const Experiment& e = *points[gi];
-      const Meta& m = metas_[gi];
-      const std::uint64_t elem = e.elem_bytes();
-      const std::uint64_t n_elems = e.array.size_bytes / elem;
-      // Samples record the index each access loaded in 32 bits. Past 2^32 elements the
-      // chase order the host laid out gives the full index; the recorded low 32 bits must
-      // match it at every sample.
-      const bool wide = n_elems > (1ull << 32);
-      std::optional<ChaseOrder> order;
-      if (wide) order.emplace(e.array, elem);
-      PointTrace& t = traces[gi];
-      for (std::uint32_t b = 0; b < m.blocks; ++b) {
-        const dissect_pchase_point& pt = entries_[m.first_entry + b];
-        const auto sm = static_cast<std::int32_t>(smid[m.first_entry + b]);
-        for (std::uint32_t c = 0; c < m.nch; ++c) {
-          const std::uint64_t g = std::uint64_t{b} * m.nch + c;  // chaser index within the point
-          const std::uint64_t gc = pt.first_chaser + c;           // in the launch
-          append_overheads(ovh.subspan(gc * DISSECT_OVERHEAD_REPS, DISSECT_OVERHEAD_REPS), overheads[gi]);
-          if (chain_) {
-            Sample s;
-            s.thread = static_cast<std::uint32_t>(g);
-            s.seq = r;
-            s.offset_bytes = m.starts[g] * elem;
-            s.latency = static_cast<double>(chain_t[gc]) / static_cast<double>(e.iterations);
-            s.sm_id = sm;
-            t.samples.push_back(s);
-            continue;
-          }
-          std::uint64_t prev = m.starts[g];
-          const std::uint64_t base = pt.out_base + std::uint64_t{c} * e.iterations;
-          const auto stream = static_cast<std::uint32_t>(std::uint64_t{r} * m.blocks * m.nch + g);
-          std::optional<ChaseWalker> walk;
-          if (wide) {
-            // The chase from the chaser's start, past the untimed warm-up accesses: the
-            // first timed access loads the element the warm-up ended on.
-            walk.emplace(*order, prev * elem);
-            for (std::uint64_t k = 0; k < pt.warm; ++k) walk->next();
-            prev = walk->next() / elem;
-          }
-          for (std::uint64_t q = 0; q < e.iterations; ++q) {
-            const std::uint32_t v = idx[base + q];
-            const std::uint64_t loaded = wide ? walk->next() / elem : v;
-            if ((!wide && v >= n_elems) || lat[base + q] == kUnwritten32 ||
-                (wide && static_cast<std::uint32_t>(loaded) != v))
-              throw RunError("the kernel left sample " + std::to_string(q) + " of chaser " + std::to_string(g) +
-                             " unwritten or out of range (index " + std::to_string(v) +
-                             (wide ? ", expected the low 32 bits of " + std::to_string(loaded) : std::string()) + ")");
-            Sample s;
-            s.thread = stream;
-            s.seq = q;
-            s.offset_bytes = prev * elem;
-            s.latency = lat[base + q];
-            s.sm_id = sm;
-            t.samples.push_back(s);
-            prev = loaded;
-          }
-          if (e.iterations > 0 && fin[gc] != prev)
-            throw RunError("final index " + std::to_string(fin[gc]) + " of chaser " + std::to_string(g) +
-                           " differs from the last sampled index " + std::to_string(prev));
+    const Experiment& e = *points[gi];
+    const Meta& m = metas_[gi];
+    const std::uint64_t elem = e.elem_bytes();
+    const std::uint64_t n_elems = e.array.size_bytes / elem;
+    // Samples record the index each access loaded in 32 bits. Past 2^32 elements the
+    // chase order the host laid out gives the full index; the recorded low 32 bits must
+    // match it at every sample.
+    const bool wide = n_elems > (1ull << 32);
+    std::optional<ChaseOrder> order;
+    if (wide) order.emplace(e.array, elem);
+    for (std::uint32_t b = b0; b < b1; ++b) {
+      const dissect_pchase_point& pt = entries_[m.first_entry + b];
+      const auto sm = static_cast<std::int32_t>(smid[m.first_entry + b]);
+      for (std::uint32_t c = 0; c < m.nch; ++c) {
+        const std::uint64_t g = std::uint64_t{b} * m.nch + c;  // chaser index within the point
+        const std::uint64_t gc = pt.first_chaser + c;           // in the launch
+        append_overheads(ovh.subspan(gc * DISSECT_OVERHEAD_REPS, DISSECT_OVERHEAD_REPS), overheads);
+        if (chain_) {
+          Sample s;
+          s.thread = static_cast<std::uint32_t>(g);
+          s.seq = r;
+          s.offset_bytes = m.starts[g] * elem;
+          s.latency = static_cast<double>(chain_t[gc]) / static_cast<double>(e.iterations);
+          s.sm_id = sm;
+          out.push_back(s);
+          continue;
         }
+        std::uint64_t prev = m.starts[g];
+        const std::uint64_t base = pt.out_base + std::uint64_t{c} * e.iterations;
+        const auto stream = static_cast<std::uint32_t>(std::uint64_t{r} * m.blocks * m.nch + g);
+        std::optional<ChaseWalker> walk;
+        if (wide) {
+          // The chase from the chaser's start, past the untimed warm-up accesses: the
+          // first timed access loads the element the warm-up ended on.
+          walk.emplace(*order, prev * elem);
+          for (std::uint64_t k = 0; k < pt.warm; ++k) walk->next();
+          prev = walk->next() / elem;
+        }
+        for (std::uint64_t q = 0; q < e.iterations; ++q) {
+          const std::uint32_t v = idx[base + q];
+          const std::uint64_t loaded = wide ? walk->next() / elem : v;
+          if ((!wide && v >= n_elems) || lat[base + q] == kUnwritten32 ||
+              (wide && static_cast<std::uint32_t>(loaded) != v))
+            throw RunError("the kernel left sample " + std::to_string(q) + " of chaser " + std::to_string(g) +
+                           " unwritten or out of range (index " + std::to_string(v) +
+                           (wide ? ", expected the low 32 bits of " + std::to_string(loaded) : std::string()) + ")");
+          Sample s;
+          s.thread = stream;
+          s.seq = q;
+          s.offset_bytes = prev * elem;
+          s.latency = lat[base + q];
+          s.sm_id = sm;
+          out.push_back(s);
+          prev = loaded;
+        }
+        if (e.iterations > 0 && fin[gc] != prev)
+          throw RunError("final index " + std::to_string(fin[gc]) + " of chaser " + std::to_string(g) +
+                         " differs from the last sampled index " + std::to_string(prev));
       }
     }
   }
 
- private:
   struct Meta {
     std::size_t first_entry = 0;
     std::uint32_t blocks = 1, nch = 1, chunk = 1;

@@ -177,6 +177,66 @@ TEST_CASE("pchase per_access: read-back latencies and indices become one sample 
   CHECK_THROWS_AS(l.launch->decode(0, res.readback(), again, overheads), RunError);
 }
 
+// Results where every latency slot holds its own position in the buffer (and every index
+// 0, every final index 0, block b's %smid 1000 + b): decoded in launch order, the samples
+// carry the positions 0, 1, 2, ... whatever tasks decoded them.
+void check_decoded_in_order(const std::vector<const Experiment*>& pts, std::uint32_t chasers_per_block) {
+  Laid l = lay_out(pts);
+  HostResults res(l, 0xff);
+  const auto& outs = res.outs;
+  REQUIRE(outs.size() == 6);
+  const std::size_t slots = l.outputs.size(outs[0]) / 4;
+  for (std::size_t i = 0; i < slots; ++i) {
+    res.put32(outs[0], i, static_cast<std::uint32_t>(i));
+    res.put32(outs[1], i, 0);
+  }
+  for (std::size_t i = 0; i < l.outputs.size(outs[3]) / 8; ++i) res.put64(outs[3], i, 0);
+  for (std::uint32_t b = 0; b < l.launch->blocks; ++b) res.put32(l.smid, b, 1000 + b);
+  for (std::size_t k = 0; k < l.outputs.size(outs[5]) / 4; ++k) res.put32(outs[5], k, 20);
+  std::vector<PointTrace> traces(pts.size());
+  std::vector<std::vector<double>> overheads(pts.size());
+  l.launch->decode(0, res.readback(), traces, overheads);
+  std::uint64_t next = 0;
+  for (std::size_t gi = 0; gi < pts.size(); ++gi) {
+    CAPTURE(gi);
+    const Experiment& e = *pts[gi];
+    const std::uint64_t chasers = std::uint64_t{e.layout.blocks} * chasers_per_block;
+    REQUIRE(traces[gi].samples.size() == chasers * e.iterations);
+    CHECK(overheads[gi].size() == chasers * DISSECT_OVERHEAD_REPS);
+    bool in_order = true, numbered = true, on_its_sm = true;
+    for (std::size_t k = 0; k < traces[gi].samples.size(); ++k) {
+      const Sample& s = traces[gi].samples[k];
+      in_order = in_order && s.latency == static_cast<double>(next++);
+      numbered = numbered && s.seq == k % e.iterations && s.thread == k / e.iterations;
+      const auto block = static_cast<std::int32_t>(l.launch->first_block(gi) + k / e.iterations / chasers_per_block);
+      on_its_sm = on_its_sm && s.sm_id == 1000 + block;
+    }
+    CHECK(in_order);
+    CHECK(numbered);
+    CHECK(on_its_sm);
+  }
+  CHECK(next == slots);
+}
+
+TEST_CASE("pchase: a launch of many samples decodes side by side into the order of one by one") {
+  // Few samples (decoded where they are), then a per-SM launch of many points (whole points
+  // per task), then one point of many blocks (ranges of its blocks per task, appended in order).
+  const Experiment small = experiment(kBodies[0]);
+  check_decoded_in_order({&small}, 1);
+  std::vector<Experiment> many(12, experiment("kernel: pchase\npath: ca\narray: {size: 16 KiB, stride: 64 B}\n"
+                                              "iterations: 16384\n"));
+  std::vector<const Experiment*> packed;
+  for (std::size_t i = 0; i < many.size(); ++i) {
+    many[i].array.size_bytes = 16 * 1024 * (i + 1);
+    packed.push_back(&many[i]);
+  }
+  check_decoded_in_order(packed, 1);
+  const Experiment copies = experiment(
+      "kernel: pchase\npath: cg\narray: {size: 64 KiB, stride: 128 B}\niterations: 8192\n"
+      "layout: {blocks: 40, array: per_block}\n");
+  check_decoded_in_order({&copies}, 1);
+}
+
 TEST_CASE("pchase past 2^32 elements: the chase order completes the recorded 32-bit indices") {
   // 48 slots 1 GiB + 32 B apart in random order: 6.4 billion u64 elements.
   // Three warm-up passes first: the decoder walks the chase past them (the first timed
