@@ -28,6 +28,7 @@
 #include <nlohmann/json.hpp>
 
 #include "engine/bundle/bundle_rows.hpp"
+#include "engine/core/background_worker.hpp"
 #include "engine/core/directory_lock.hpp"
 #include "engine/device/device.hpp"
 #include "engine/spec/point_params.hpp"
@@ -173,6 +174,9 @@ class BundleWriter {
   // Queues a job after those before it (each waits for its predecessor, should the worker
   // ever be a thread of its own per job).
   void queue_store(std::function<void()> job);
+  // The background lane of this bundle's jobs (header, stores): its own, so that they run
+  // beside those of the bundle before it, which may still be storing.
+  std::size_t lane_ = background::next_lane();
   std::future<void> header_written_;  // the worker of the deferred-header constructor
   std::mutex header_mutex_;           // guards header_written_: add_kernel may run on another thread
 };

@@ -80,12 +80,14 @@ BundleWriter::BundleWriter(std::string dir, nlohmann::json header) : dir_(std::m
 BundleWriter::BundleWriter(std::string dir, DeferredHeader header) : dir_(std::move(dir)) {
   check_fresh();
   lock();
-  header_written_ = background::run([this, make = std::move(header.make)] {
-    timeline::mark("bundle: opening");
-    open_files();
-    init_header(make());
-    timeline::mark("bundle: header written");
-  });
+  header_written_ = background::run(
+      [this, make = std::move(header.make)] {
+        timeline::mark("bundle: opening");
+        open_files();
+        init_header(make());
+        timeline::mark("bundle: header written");
+      },
+      lane_);
 }
 
 BundleWriter::BundleWriter(std::string dir, Resume, nlohmann::json resumption) : dir_(std::move(dir)) {
@@ -392,10 +394,13 @@ void BundleWriter::store_in_background() { in_background_ = true; }
 
 void BundleWriter::queue_store(std::function<void()> job) {
   std::shared_future<void> before = storing_.empty() ? std::shared_future<void>() : storing_.back();
-  storing_.push_back(background::run([before, job = std::move(job)] {
-                       if (before.valid()) before.wait();
-                       job();
-                     }).share());
+  storing_.push_back(background::run(
+                         [before, job = std::move(job)] {
+                           if (before.valid()) before.wait();
+                           job();
+                         },
+                         lane_)
+                         .share());
 }
 
 void BundleWriter::await_oldest_store() {

@@ -1,5 +1,7 @@
 #include "engine/core/background_worker.hpp"
 
+#include <array>
+#include <atomic>
 #include <condition_variable>
 #include <deque>
 #include <memory>
@@ -57,24 +59,33 @@ class Worker {
   std::thread thread_;  // last: starts when the rest is ready
 };
 
-// The process's worker, or null when no thread could be started.
-Worker* worker() {
-  static const std::unique_ptr<Worker> w = []() -> std::unique_ptr<Worker> {
-    try {
-      return std::make_unique<Worker>();
-    } catch (const std::system_error&) {
-      return nullptr;
-    }
+// Enough that a bundle storing its last points, the next one and a third rarely share one.
+constexpr std::size_t kLanes = 4;
+
+// The process's lane `i`, or null when no thread could be started.
+Worker* worker(std::size_t i) {
+  static const std::array<std::unique_ptr<Worker>, kLanes> lanes = [] {
+    std::array<std::unique_ptr<Worker>, kLanes> w;
+    for (auto& l : w) try {
+        l = std::make_unique<Worker>();
+      } catch (const std::system_error&) {
+        l = nullptr;
+      }
+    return w;
   }();
-  return w.get();
+  return lanes[i % kLanes].get();
 }
+
+std::atomic<std::size_t> g_next_lane{0};
 
 }  // namespace
 
-void warm_up() { (void)worker(); }
+void warm_up() { (void)worker(0); }
 
-std::future<void> run(std::function<void()> job) {
-  if (Worker* w = worker()) return w->submit(std::move(job));
+std::size_t next_lane() { return g_next_lane.fetch_add(1) % kLanes; }
+
+std::future<void> run(std::function<void()> job, std::size_t lane) {
+  if (Worker* w = worker(lane)) return w->submit(std::move(job));
   return std::async(std::launch::async, std::move(job));
 }
 

@@ -4,6 +4,7 @@
 #include <cstring>
 
 #include "engine/core/diagnostics.hpp"
+#include "engine/core/timeline.hpp"
 #include "engine/device/chase_order.hpp"
 #include "engine/device/cuda/cuda_error.hpp"
 
@@ -102,6 +103,7 @@ std::vector<dissect_array_ref> place_arrays(const CudaDriver& drv, std::span<con
       break;
     }
   const CUdeviceptr base = arena_bytes > 0 ? tools.arena->ensure(arena_bytes, kArrayAlignMax, frames) : 0;
+  timeline::mark("placement: arena ready");
   if (frames == Frames::aliased) check_aliased_words(arrays, at, tools.arena->aliased().block_bytes());
   CUdeviceptr bank = 0;
   std::size_t bank_bytes = 0;
@@ -151,6 +153,7 @@ std::vector<dissect_array_ref> place_arrays(const CudaDriver& drv, std::span<con
       }
       // The (offset, value) buffer is reused by the next sparse array: wait.
       DISSECT_CU(drv, cuCtxSynchronize());
+      timeline::mark("placement: sparse array scattered");
     }
     ref.base = p;
     ref.src = p;

@@ -604,6 +604,7 @@ void CudaDevice::launch_group(const RunRequest& req, const LaunchGroup& group, K
   auto t_lap = std::chrono::steady_clock::now();
   FillBatch fills;
   const std::vector<dissect_array_ref> refs = place_arrays(drv_, launch->arrays, tools, textures, fills);
+  timeline::mark("group: arrays placed");
   ParamTable table;
   OutputLayout outputs;
   std::vector<KernelArg> arg_list;
@@ -612,6 +613,7 @@ void CudaDevice::launch_group(const RunRequest& req, const LaunchGroup& group, K
   const CUdeviceptr tab = tables_.ensure(table.bytes().size());
   DISSECT_CU(drv_, cuMemcpyHtoD(tab, table.bytes().data(), table.bytes().size()));
   launch_fills(drv_, fill, fills, tab + fills_at);
+  timeline::mark("group: table uploaded, fills launched");
   // Per-sample results in buffers of their own, then the small ones (the order the
   // buffers have always been allocated in: their placement is part of the measurement).
   std::vector<CUdeviceptr> buffer_at(outputs.sample_buffers(), 0);

@@ -1,7 +1,10 @@
-// The process's worker thread for side jobs (a bundle's header): order, outcomes, reuse.
+// The process's lanes for side jobs (a bundle's header and stores): order within a lane,
+// lanes side by side, outcomes, reuse.
 #include <doctest/doctest.h>
 
 #include <atomic>
+#include <chrono>
+#include <future>
 #include <stdexcept>
 #include <thread>
 #include <vector>
@@ -35,4 +38,26 @@ TEST_CASE("a background job's exception reaches its future; the worker goes on")
   std::atomic<bool> ran{false};
   background::run([&ran] { ran = true; }).get();
   CHECK(ran.load());
+}
+
+TEST_CASE("background lanes run side by side: a lane's job does not wait for another lane's") {
+  // The first job of lane a waits for the job given to lane b after it: with one thread for
+  // both, it would wait out its timeout.
+  const std::size_t a = background::next_lane();
+  std::size_t b = background::next_lane();
+  while (b == a) b = background::next_lane();
+  std::promise<void> b_ran;
+  std::future<void> b_seen = b_ran.get_future();
+  std::atomic<bool> a_saw_b{false};
+  std::future<void> first = background::run(
+      [&] { a_saw_b = b_seen.wait_for(std::chrono::seconds(20)) == std::future_status::ready; }, a);
+  background::run([&] { b_ran.set_value(); }, b).get();
+  first.get();
+  CHECK(a_saw_b.load());
+  // Lanes come in turn and wrap around.
+  const std::size_t l = background::next_lane();
+  std::size_t m = background::next_lane(), steps = 1;
+  while (m != l && steps < 64) m = background::next_lane(), ++steps;
+  CHECK(m == l);
+  CHECK(steps > 1);
 }
