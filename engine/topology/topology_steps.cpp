@@ -252,6 +252,23 @@ void add_cache_steps(std::vector<TopologyStep>& plan, const std::string& cache, 
   plan.push_back(conflict_step(cache, label));
 }
 
+// The steps each `add` makes for each of several caches, taken in turn: the first step of
+// every cache, then the second of every cache, ... A step then waits less for the
+// analysis of the step of its own cache before it, which runs while the other caches'
+// steps measure (the caches' steps do not disturb each other's: each warms its own
+// lines first).
+void add_interleaved(std::vector<TopologyStep>& plan, const std::vector<std::pair<std::string, std::string>>& caches,
+                     const std::function<void(std::vector<TopologyStep>&, const std::string&, const std::string&)>& add) {
+  std::vector<std::vector<TopologyStep>> each;
+  for (const auto& [cache, label] : caches) add(each.emplace_back(), cache, label);
+  for (std::size_t i = 0;; ++i) {
+    bool any = false;
+    for (auto& steps : each)
+      if (i < steps.size()) plan.push_back(std::move(steps[i])), any = true;
+    if (!any) return;
+  }
+}
+
 // Each array fits its own cache; together they overflow one shared cache.
 TopologyStep sharing_step(const std::string& a, const std::string& b) {
   return {.id = "sharing_" + a + "_" + b,
@@ -366,9 +383,11 @@ StepSizing page_sweep(const TopologyResult& r) {
 
 std::vector<TopologyStep> topology_plan() {
   std::vector<TopologyStep> plan;
-  add_cache_steps(plan, "l1", "L1 data", true);
-  add_cache_steps(plan, "texture", "texture", true);
-  add_cache_steps(plan, "readonly", "read-only", true);
+  const std::vector<std::pair<std::string, std::string>> l1_paths{
+      {"l1", "L1 data"}, {"texture", "texture"}, {"readonly", "read-only"}};
+  add_interleaved(plan, l1_paths, [](std::vector<TopologyStep>& steps, const std::string& cache, const std::string& label) {
+    add_cache_steps(steps, cache, label, true);
+  });
   add_cache_steps(plan, "constant_l1", "constant L1", false);
   plan.push_back(sharing_step("l1", "texture"));
   plan.push_back(sharing_step("l1", "readonly"));
@@ -392,14 +411,26 @@ std::vector<TopologyStep> topology_plan() {
     s.absorb = absorb::l2_one_sm;
     plan.push_back(std::move(s));
   }
+  // TLB levels: where each runs out at strides of 4 KiB to 1 GiB (coverage,
+  // span, penalties); the page (the stride the later steps sweep at); a widely
+  // bracketed coverage narrowed; then one slot at a time past each level's
+  // knee (entries, reach, sets). The footprint sweep comes right after the L2's size, the
+  // one figure it reads: its slots lie in aliased frames, an arena of their own, so the
+  // contiguous arrays of the L2 steps after it stay where they were; those steps and the
+  // carveout steps measure while its analysis runs.
+  plan.push_back({.id = "tlb",
+                  .label = "TLB levels (footprint)",
+                  .sizes_from = [](const TopologyResult& r) -> StepSizing {
+                    return tlb_sweeps::footprint_sweep(tlb_sweeps::limits(r));
+                  },
+                  .needs = {"l2_size"},
+                  .absorb = absorb::tlb_levels});
   // The L1 data, texture and read-only paths under another L1/shared split (the specs'
   // carveout): each one's size by the same knee search at its fetch granularity, then the
   // on-chip stage sweep at its line. Here, between the L2's size and its line steps, and
   // before the L1.5 sweep, so that the GPU measures them while the analyses of the one-SM
-  // L2 and of the constant L1, which those steps need, still run.
-  for (const auto& [base, label] : {std::pair<std::string, std::string>{"l1", "L1 data"}, {"texture", "texture"},
-                                    {"readonly", "read-only"}})
-    add_carveout_steps(plan, base, label);
+  // L2, of the footprint sweep and of the constant L1, which later steps need, still run.
+  add_interleaved(plan, l1_paths, add_carveout_steps);
   plan.push_back(latency_step("constant_l15", "constant L1.5 latency"));
   // Beyond the constant L1 (MT4G Sec. 4.2 starts the L1.5 run where the L1 run ends),
   // stepping by the L1's line so that every access misses the L1; the spec's sweep
@@ -480,20 +511,6 @@ std::vector<TopologyStep> topology_plan() {
                   },
                   .needs = {"l2_size"},
                   .absorb = absorb::l2_partition_map});
-  // TLB levels: where each runs out at strides of 4 KiB to 1 GiB (coverage,
-  // span, penalties); the page (the stride the later steps sweep at); a widely
-  // bracketed coverage narrowed; then one slot at a time past each level's
-  // knee (entries, reach, sets).
-  plan.push_back({.id = "tlb",
-                  .label = "TLB levels (footprint)",
-                  .sizes_from = [](const TopologyResult& r) -> StepSizing {
-                    return tlb_sweeps::footprint_sweep(tlb_sweeps::limits(r));
-                  },
-                  // The limits read the one-SM L2 only: the sweep measures while the cache
-                  // steps' analyses still run.
-                  .needs = {"l2_size"},
-                  .absorb = absorb::tlb_levels});
-  // Three short steps that need nothing, measured while the footprint sweep is analysed.
   plan.push_back(latency_step("dram", "main memory latency"));
   plan.push_back(latency_step("shared", "shared memory latency"));
   plan.push_back(

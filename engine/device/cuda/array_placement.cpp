@@ -77,6 +77,41 @@ bool needs_helpers(std::span<const LaunchArray> arrays) {
                      });
 }
 
+Frames arena_frames(std::span<const LaunchArray> arrays) {
+  for (const LaunchArray& a : arrays)
+    if (a.path != LoadPath::constant && a.image.frames != Frames::contiguous) return a.image.frames;
+  return Frames::contiguous;
+}
+
+namespace {
+
+DeviceBuffer& arena_for(const PlacementTools& tools, Frames frames) {
+  if (frames == Frames::scattered && tools.scattered_arena != nullptr) return *tools.scattered_arena;
+  if (frames == Frames::aliased && tools.aliased_arena != nullptr) return *tools.aliased_arena;
+  return *tools.arena;
+}
+
+// The arena, grown to `bytes` where it must. Where the device has no memory left for it,
+// the arenas of the other kinds of frames are given back and the allocation tried again:
+// keeping them is a saving of time, never a reason to fail.
+CUdeviceptr ensure_arena(const PlacementTools& tools, DeviceBuffer& arena, std::uint64_t bytes, Frames frames) {
+  try {
+    return arena.ensure(bytes, kArrayAlignMax, frames);
+  } catch (const CudaError& e) {
+    if (e.result() != CUDA_ERROR_OUT_OF_MEMORY) throw;
+    bool freed = false;
+    for (DeviceBuffer* other : {tools.arena, tools.scattered_arena, tools.aliased_arena})
+      if (other != nullptr && other != &arena && other->ptr() != 0) {
+        other->release();
+        freed = true;
+      }
+    if (!freed) throw;
+    return arena.ensure(bytes, kArrayAlignMax, frames);
+  }
+}
+
+}  // namespace
+
 std::vector<dissect_array_ref> place_arrays(const CudaDriver& drv, std::span<const LaunchArray> arrays,
                                             const PlacementTools& tools, TextureSet& textures, FillBatch& fills) {
   std::vector<std::uint64_t> at(arrays.size());  // arena offset, or constant-bank offset
@@ -94,17 +129,11 @@ std::vector<dissect_array_ref> place_arrays(const CudaDriver& drv, std::span<con
       arena_bytes = at[i] + (std::uint64_t{std::max(arrays[i].copies, 1u)} - 1) * copy_stride_bytes(arrays[i]) + img.size_bytes;
     }
   }
-  // The arena's frames: those of the first global-path array that asks for other
-  // than contiguous ones (the decoder allows it for a pchase's one array only).
-  Frames frames = Frames::contiguous;
-  for (const LaunchArray& a : arrays)
-    if (a.path != LoadPath::constant && a.image.frames != Frames::contiguous) {
-      frames = a.image.frames;
-      break;
-    }
-  const CUdeviceptr base = arena_bytes > 0 ? tools.arena->ensure(arena_bytes, kArrayAlignMax, frames) : 0;
+  const Frames frames = arena_frames(arrays);
+  DeviceBuffer& arena = arena_for(tools, frames);
+  const CUdeviceptr base = arena_bytes > 0 ? ensure_arena(tools, arena, arena_bytes, frames) : 0;
   timeline::mark("placement: arena ready");
-  if (frames == Frames::aliased) check_aliased_words(arrays, at, tools.arena->aliased().block_bytes());
+  if (frames == Frames::aliased) check_aliased_words(arrays, at, arena.aliased().block_bytes());
   CUdeviceptr bank = 0;
   std::size_t bank_bytes = 0;
   if (const_bytes_used > 0) {

@@ -39,11 +39,21 @@ class TextureSet {
 };
 
 struct PlacementTools {
-  DeviceBuffer* arena = nullptr;        // global-path arrays
+  DeviceBuffer* arena = nullptr;        // global-path arrays in contiguous frames
+  // Those in scattered and in aliased frames, each kind in an arena of its own (null: the
+  // one above), so that switching between kinds, step after step, neither maps a large
+  // range afresh nor moves the contiguous arrays (the L2 steps' placement is part of
+  // what they measure).
+  DeviceBuffer* scattered_arena = nullptr;
+  DeviceBuffer* aliased_arena = nullptr;
   DeviceBuffer* scatter = nullptr;      // (offset, value) pairs of a sparse array
   CUmodule module = nullptr;            // the measuring kernel's (its constant bank)
   CUfunction scatter_fn = nullptr;      // dissect_scatter, when some array is sparse
 };
+
+// The frames of a launch's arena: those of its first global-path array that asks for
+// other than contiguous ones (the decoder allows it for a pchase's one array only).
+Frames arena_frames(std::span<const LaunchArray> arrays);
 
 // How far apart the copies of a LaunchArray lie: its copy_stride, else the default rule
 // (per_block_array_stride).

@@ -188,7 +188,8 @@ CudaDevice::CudaDevice(int ordinal, std::span<const Point> upcoming) : drv_(Cuda
 CudaDevice::~CudaDevice() {
   await_reserved_buffers();
   if (modules_) modules_->unload_all();  // before the context goes
-  for (DeviceBuffer* b : {&arrays_, &tables_, &results_, &scatter_, &flush_}) b->release();
+  for (DeviceBuffer* b : {&arrays_, &scattered_arrays_, &aliased_arrays_, &tables_, &results_, &scatter_, &flush_})
+    b->release();
   for (auto& b : sample_buffers_) b->release();
   if (ev0_) drv_.cuEventDestroy(ev0_);
   if (ev1_) drv_.cuEventDestroy(ev1_);
@@ -216,7 +217,8 @@ nlohmann::json CudaDevice::recreate_context() noexcept {
   await_reserved_buffers();
   if (modules_) modules_->unload_all();
   modules_.reset();
-  for (DeviceBuffer* b : {&arrays_, &tables_, &results_, &scatter_, &flush_}) b->release();
+  for (DeviceBuffer* b : {&arrays_, &scattered_arrays_, &aliased_arrays_, &tables_, &results_, &scatter_, &flush_})
+    b->release();
   sample_buffers_.clear();
   if (ev0_) drv_.cuEventDestroy(ev0_);
   if (ev1_) drv_.cuEventDestroy(ev1_);
@@ -596,13 +598,14 @@ void CudaDevice::launch_group(const RunRequest& req, const LaunchGroup& group, K
 
   // ---- arrays, parameter table, results -----------------------------------
   TextureSet textures(drv_);
-  PlacementTools tools{&arrays_, &scatter_, k.module, nullptr};
+  PlacementTools tools{&arrays_, &scattered_arrays_, &aliased_arrays_, &scatter_, k.module, nullptr};
   CUfunction fill = nullptr;
   if (needs_helpers(launch->arrays)) std::tie(tools.scatter_fn, fill) = helper_functions(timings);
   prof_.prep_ms += ms_since(t_prep);
   timeline::mark("group: host prep done");
   auto t_lap = std::chrono::steady_clock::now();
   FillBatch fills;
+  const Frames frames = arena_frames(launch->arrays);
   const std::vector<dissect_array_ref> refs = place_arrays(drv_, launch->arrays, tools, textures, fills);
   timeline::mark("group: arrays placed");
   ParamTable table;
@@ -669,9 +672,9 @@ void CudaDevice::launch_group(const RunRequest& req, const LaunchGroup& group, K
                                              {"occupancy_blocks_per_sm", std::to_string(occupancy)},
                                              {"smem_note", smem.note}};
     if (flush_l2) notes["l2_flushed_before_launch"] = "1";
-    if (arrays_.frames().active()) {
-      notes["frames_chunk_bytes"] = std::to_string(arrays_.frames().chunk_bytes());
-      notes["frames_chunks"] = std::to_string(arrays_.frames().chunks());
+    if (frames == Frames::scattered && scattered_arrays_.frames().active()) {
+      notes["frames_chunk_bytes"] = std::to_string(scattered_arrays_.frames().chunk_bytes());
+      notes["frames_chunks"] = std::to_string(scattered_arrays_.frames().chunks());
     }
     for (std::size_t gi = 0; gi < n; ++gi) launch->start_point(gi, traces[gi], e0.repeats);
     start_points(req, group, traces, notes, sink);

@@ -125,7 +125,8 @@ class CudaDevice final : public Device {
   std::vector<std::pair<Kernel*, RunSink*>> pending_reports_;  // built, not yet handed to the sink
   std::string pending_report_error_;                           // why handing one over failed
   std::vector<std::future<void>> artifact_jobs_;               // writing artifacts, on other threads
-  DeviceBuffer arrays_{"the chased arrays"}, tables_{"the parameter tables"},
+  DeviceBuffer arrays_{"the chased arrays"}, scattered_arrays_{"the chased arrays (scattered frames)"},
+      aliased_arrays_{"the chased arrays (aliased frames)"}, tables_{"the parameter tables"},
       results_{"the per-block and per-thread results"}, scatter_{"the sparse array contents"},
       flush_{"the L2 flush buffer"};
   std::vector<std::unique_ptr<DeviceBuffer>> sample_buffers_;  // per-sample results (OutputLayout::add_samples)
