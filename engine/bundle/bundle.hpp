@@ -79,8 +79,9 @@ class BundleWriter {
   // append or by await_stored(), which waits for every batch (seal() and finish() call it;
   // so must a caller before it reads points_written()). A process killed outright
   // (SIGKILL, a second Ctrl-C) loses the launches still waiting. Call retain_traces()
-  // before this.
-  void store_in_background();
+  // before this. `unbounded`: the caller never waits for the queue (the points are retained
+  // for an analysis anyway, so waiting saves no memory; the analysis waits instead).
+  void store_in_background(bool unbounded = false);
   void await_stored();
   // Waits for the deferred header's job (DeferredHeader: it reads what the caller's
   // function refers to), and throws what it threw. Everything that writes calls it.
@@ -166,8 +167,10 @@ class BundleWriter {
   std::vector<PointTrace> retired_traces_;
   std::vector<PreparedRow> retired_rows_;
   // store_in_background: the jobs given to the worker, oldest first (a launch gives two: its
-  // rows prepared, its points stored); at most kJobsInFlight, about four launches.
+  // rows prepared, its points stored); at most jobs_in_flight_, kJobsInFlight (about four
+  // launches) unless unbounded.
   static constexpr std::size_t kJobsInFlight = 8;
+  std::size_t jobs_in_flight_ = kJobsInFlight;
   bool in_background_ = false;
   std::deque<std::shared_future<void>> storing_;
   void await_oldest_store();

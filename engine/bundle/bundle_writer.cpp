@@ -3,6 +3,7 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <limits>
 #include <charconv>
 #include <cerrno>
 #include <cstring>
@@ -288,7 +289,7 @@ void BundleWriter::prepare_points(std::span<const Point* const> points, std::spa
   // The traces are the device's, filled while the job waits: their notes go by copy. Called
   // while a kernel runs: a full queue is waited for here, but a failed store is left for
   // the next append to throw (not from the middle of a launch).
-  if (storing_.size() >= kJobsInFlight) storing_.front().wait();
+  if (storing_.size() >= jobs_in_flight_) storing_.front().wait();
   struct Job {
     std::vector<Point> points;
     std::vector<std::optional<std::map<std::string, std::string>>> notes;
@@ -390,7 +391,10 @@ void BundleWriter::append_point(const Point& point, PointTrace trace) {
   append_points(std::move(one));
 }
 
-void BundleWriter::store_in_background() { in_background_ = true; }
+void BundleWriter::store_in_background(bool unbounded) {
+  in_background_ = true;
+  jobs_in_flight_ = unbounded ? std::numeric_limits<std::size_t>::max() : kJobsInFlight;
+}
 
 void BundleWriter::queue_store(std::function<void()> job) {
   std::shared_future<void> before = storing_.empty() ? std::shared_future<void>() : storing_.back();
@@ -426,7 +430,7 @@ void BundleWriter::append_points(std::vector<std::pair<const Point*, PointTrace>
     return;
   }
   while (!storing_.empty() &&
-         (storing_.size() >= kJobsInFlight ||
+         (storing_.size() >= jobs_in_flight_ ||
           storing_.front().wait_for(std::chrono::seconds(0)) == std::future_status::ready))
     await_oldest_store();  // a failed store is thrown here, at the next batch
   struct Job {

@@ -222,8 +222,15 @@ RunOutcome run_spec(const Spec& spec, Device& device, const RunOptions& options,
     throw RunError(e.what());
   }
   BundleWriter& writer = *writer_ptr;
-  // Rows are formatted and written while the next launches run, not between them.
-  writer.store_in_background();
+  // The analyzers get the committed points from memory, as read_bundle would
+  // return them: no reading back of a trace that can be hundreds of MB. A resumed
+  // run's earlier points are read back from the bundle after it.
+  const bool analyze = options.analyze && !spec.base.analyzers.empty();
+  const bool analyze_later = options.defer_analysis && analyze && !resuming;
+  // Rows are formatted and written while the next launches run, not between them; where an
+  // analysis on another thread follows (it keeps every point anyway), without the run ever
+  // waiting for them.
+  writer.store_in_background(analyze_later);
   out.bundle_dir = writer.dir();
   if (options.bundle_opened) options.bundle_opened(out.bundle_dir);
   // A resumed run measures what the bundle lacks, in the spec's order.
@@ -231,10 +238,6 @@ RunOutcome run_spec(const Spec& spec, Device& device, const RunOptions& options,
   if (resuming)
     for (const Point& p : points)
       if (writer.committed_before().count(p.id) == 0) remaining.push_back(p);
-  // The analyzers get the committed points from memory, as read_bundle would
-  // return them: no reading back of a trace that can be hundreds of MB. A resumed
-  // run's earlier points are read back from the bundle after it.
-  const bool analyze = options.analyze && !spec.base.analyzers.empty();
   auto analysis = std::make_shared<RunAnalysis>();
   if (analyze && !resuming) writer.retain_traces(&analysis->traces);
   const double open_ms = ms_since(t0) - expand_ms;
@@ -275,7 +278,6 @@ RunOutcome run_spec(const Spec& spec, Device& device, const RunOptions& options,
   // A complete run whose analysis follows on another thread (a topology's step) leaves its
   // last stores to that analysis, which seals the bundle before it reads the points
   // (RunAnalysis::await_points): the next step measures meanwhile.
-  const bool analyze_later = options.defer_analysis && analyze && !resuming;
   const bool store_later =
       analyze_later && out.status == "complete" && !stop.load() && sink.points_handed() > 0;
   // Otherwise, whatever ended the run, the points measured before are stored here (a store

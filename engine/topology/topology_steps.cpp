@@ -3,6 +3,8 @@
 // the reasons for them included); here is only what it takes from earlier
 // steps and what it contributes to the result (topology_absorb.hpp).
 #include <algorithm>
+#include <functional>
+#include <iterator>
 #include <optional>
 
 #include "engine/topology/topology_absorb.hpp"
@@ -388,6 +390,15 @@ std::vector<TopologyStep> topology_plan() {
   add_interleaved(plan, l1_paths, [](std::vector<TopologyStep>& steps, const std::string& cache, const std::string& label) {
     add_cache_steps(steps, cache, label, true);
   });
+  plan.push_back(latency_step("l2", "L2 latency"));
+  plan.push_back(fetch_step("l2", "L2"));
+  {
+    // What one SM fills: size_bytes until l2_whole_size measures every SM, one_sm_bytes for good.
+    TopologyStep s = size_step("l2", "L2");
+    s.absorb = absorb::l2_one_sm;
+    plan.push_back(std::move(s));
+  }
+  // Steps that need nothing of the L2, measured while its one-SM size is analysed.
   add_cache_steps(plan, "constant_l1", "constant L1", false);
   plan.push_back(sharing_step("l1", "texture"));
   plan.push_back(sharing_step("l1", "readonly"));
@@ -403,21 +414,21 @@ std::vector<TopologyStep> topology_plan() {
                   },
                   .needs = {"texture_size"},
                   .absorb = absorb::texture_amount});
-  plan.push_back(latency_step("l2", "L2 latency"));
-  plan.push_back(fetch_step("l2", "L2"));
-  {
-    // What one SM fills: size_bytes until l2_whole_size measures every SM, one_sm_bytes for good.
-    TopologyStep s = size_step("l2", "L2");
-    s.absorb = absorb::l2_one_sm;
-    plan.push_back(std::move(s));
-  }
+  // The L1 data, texture and read-only paths under another L1/shared split (the specs'
+  // carveout): each one's size by the same knee search at its fetch granularity, then the
+  // on-chip stage sweep at its line. The sizes before the footprint sweep, which waits for
+  // the one-SM L2's analysis; the stage sweeps after it, while its analysis runs.
+  std::vector<TopologyStep> carveout;
+  add_interleaved(carveout, l1_paths, add_carveout_steps);
+  const auto carveout_sets = carveout.begin() + static_cast<std::ptrdiff_t>(l1_paths.size());
+  std::move(carveout.begin(), carveout_sets, std::back_inserter(plan));
   // TLB levels: where each runs out at strides of 4 KiB to 1 GiB (coverage,
   // span, penalties); the page (the stride the later steps sweep at); a widely
   // bracketed coverage narrowed; then one slot at a time past each level's
-  // knee (entries, reach, sets). The footprint sweep comes right after the L2's size, the
-  // one figure it reads: its slots lie in aliased frames, an arena of their own, so the
-  // contiguous arrays of the L2 steps after it stay where they were; those steps and the
-  // carveout steps measure while its analysis runs.
+  // knee (entries, reach, sets). The footprint sweep comes soon after the L2's size, the one
+  // figure it reads, before the L2's other steps: its slots lie in aliased frames, an arena
+  // of their own, so the contiguous arrays of the L2 steps after it stay where they were;
+  // those steps measure while its analysis runs.
   plan.push_back({.id = "tlb",
                   .label = "TLB levels (footprint)",
                   .sizes_from = [](const TopologyResult& r) -> StepSizing {
@@ -425,12 +436,7 @@ std::vector<TopologyStep> topology_plan() {
                   },
                   .needs = {"l2_size"},
                   .absorb = absorb::tlb_levels});
-  // The L1 data, texture and read-only paths under another L1/shared split (the specs'
-  // carveout): each one's size by the same knee search at its fetch granularity, then the
-  // on-chip stage sweep at its line. Here, between the L2's size and its line steps, and
-  // before the L1.5 sweep, so that the GPU measures them while the analyses of the one-SM
-  // L2, of the footprint sweep and of the constant L1, which later steps need, still run.
-  add_interleaved(plan, l1_paths, add_carveout_steps);
+  std::move(carveout_sets, carveout.end(), std::back_inserter(plan));
   plan.push_back(latency_step("constant_l15", "constant L1.5 latency"));
   // Beyond the constant L1 (MT4G Sec. 4.2 starts the L1.5 run where the L1 run ends),
   // stepping by the L1's line so that every access misses the L1; the spec's sweep
