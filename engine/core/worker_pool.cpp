@@ -1,5 +1,9 @@
 #include "engine/core/worker_pool.hpp"
 
+#include <sys/resource.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+
 #include <algorithm>
 #include <condition_variable>
 #include <cstdlib>
@@ -49,12 +53,12 @@ class Pool {
 
   [[nodiscard]] std::size_t threads() const { return threads_.size(); }
 
-  std::future<void> submit(std::function<void()> job) {
+  std::future<void> submit(std::function<void()> job, Priority priority) {
     std::packaged_task<void()> task(std::move(job));
     std::future<void> done = task.get_future();
     {
       const std::lock_guard lock(mutex_);
-      jobs_.push_back(std::move(task));
+      (priority == Priority::urgent ? urgent_ : jobs_).push_back(std::move(task));
     }
     wake_.notify_one();
     return done;
@@ -63,21 +67,27 @@ class Pool {
  private:
   void loop() {
     on_pool_thread = true;
+    // The thread that drives the device goes first where the cores are all busy: its host
+    // work between launches is on the path of the wall time, the analyses are not.
+    (void)::setpriority(PRIO_PROCESS, static_cast<id_t>(::syscall(SYS_gettid)), kWorkerNice);
     for (;;) {
       std::packaged_task<void()> job;
       {
         std::unique_lock lock(mutex_);
-        wake_.wait(lock, [this] { return stopping_ || !jobs_.empty(); });
-        if (jobs_.empty()) return;  // stopping, nothing left
-        job = std::move(jobs_.front());
-        jobs_.pop_front();
+        wake_.wait(lock, [this] { return stopping_ || !urgent_.empty() || !jobs_.empty(); });
+        auto& from = !urgent_.empty() ? urgent_ : jobs_;
+        if (from.empty()) return;  // stopping, nothing left
+        job = std::move(from.front());
+        from.pop_front();
       }
       job();  // an exception goes into the job's future
     }
   }
 
+  static constexpr int kWorkerNice = 5;
   std::mutex mutex_;
   std::condition_variable wake_;
+  std::deque<std::packaged_task<void()>> urgent_;  // taken before any other
   std::deque<std::packaged_task<void()>> jobs_;
   bool stopping_ = false;
   std::vector<std::thread> threads_;  // last: started when the rest is ready
@@ -94,9 +104,9 @@ std::size_t size() { return std::max<std::size_t>(1, pool().threads()); }
 
 bool on_worker() { return on_pool_thread; }
 
-std::future<void> run(std::function<void()> job) {
+std::future<void> run(std::function<void()> job, Priority priority) {
   Pool& p = pool();
-  if (p.threads() > 0) return p.submit(std::move(job));
+  if (p.threads() > 0) return p.submit(std::move(job), priority);
   return std::async(std::launch::async, std::move(job));
 }
 

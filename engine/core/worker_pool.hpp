@@ -2,7 +2,7 @@
 // The process's pool of worker threads for work that runs side by side with the thread
 // that drives the device: a topology's analyses while later steps measure, NVRTC compiles
 // ahead of need, a report's plots. One thread per core but one (that one drives the
-// device), at least one; started on first use. Jobs run in the order given; a job never
+// device), at least one; started on first use. Jobs of one priority run in the order given; a job never
 // waits for another job of the pool (what waits is the caller's thread), so the pool
 // cannot deadlock on itself.
 #include <atomic>
@@ -27,9 +27,14 @@ std::size_t size();
 // that asks for its result instead: work that only pays off beside others can skip itself).
 bool on_worker();
 
+// urgent: work the thread that drives the device waits for (a launch's samples decoded
+// side by side); workers take it before any job queued as normal (analyses, compiles ahead,
+// plots). The workers run at a lower priority than the process's other threads.
+enum class Priority { normal, urgent };
+
 // Runs `job` on a worker; the future holds its outcome (an exception it threw included).
 // When no thread can be had, it runs on a thread of its own (std::async).
-std::future<void> run(std::function<void()> job);
+std::future<void> run(std::function<void()> job, Priority priority = Priority::normal);
 
 // The same with a result.
 template <class F>
@@ -85,9 +90,9 @@ class Job {
 
 // Queues `work` on the pool as a Job.
 template <class R>
-std::shared_ptr<Job<R>> start(std::function<R()> work) {
+std::shared_ptr<Job<R>> start(std::function<R()> work, Priority priority = Priority::normal) {
   auto job = std::make_shared<Job<R>>(std::move(work));
-  run([job] { job->run(); });
+  run([job] { job->run(); }, priority);
   return job;
 }
 
@@ -95,10 +100,10 @@ std::shared_ptr<Job<R>> start(std::function<R()> work) {
 // has started, and returns their results in order. Every task has finished before the
 // first exception one threw is rethrown: tasks may refer to the caller's locals.
 template <class R>
-std::vector<R> run_all(std::vector<std::function<R()>> tasks) {
+std::vector<R> run_all(std::vector<std::function<R()>> tasks, Priority priority = Priority::normal) {
   std::vector<std::shared_ptr<Job<R>>> jobs;
   jobs.reserve(tasks.size());
-  for (auto& t : tasks) jobs.push_back(start<R>(std::move(t)));
+  for (auto& t : tasks) jobs.push_back(start<R>(std::move(t), priority));
   std::vector<R> results;
   results.reserve(jobs.size());
   std::exception_ptr failure;

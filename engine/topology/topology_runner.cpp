@@ -2,13 +2,17 @@
 
 #include <chrono>
 #include <cstdio>
+#include <exception>
 #include <filesystem>
 #include <future>
+#include <mutex>
 #include <optional>
 #include <set>
+#include <utility>
 #include <variant>
 
 #include "dissect_git_revision.hpp"
+#include "engine/core/background_worker.hpp"
 #include "engine/core/files.hpp"
 #include "engine/core/paths.hpp"
 #include "engine/core/stopwatch.hpp"
@@ -27,6 +31,67 @@ namespace fs = std::filesystem;
 using json = nlohmann::json;
 
 namespace {
+
+// topology.json written on a background lane: the thread that drives the device hands over a
+// snapshot and goes on (a durable write can wait for the disk behind the bundles' writes).
+// Snapshots reach the disk in order; one not yet written when a newer comes gives way to it.
+class RecordWriter {
+ public:
+  explicit RecordWriter(std::string path) : path_(std::move(path)) {}
+  ~RecordWriter() {
+    try {
+      flush();
+    } catch (const std::exception&) {
+      // Reported by the flush the topology makes at its end; here it is already failing.
+    }
+  }
+  RecordWriter(const RecordWriter&) = delete;
+  RecordWriter& operator=(const RecordWriter&) = delete;
+
+  void write(json snapshot) {
+    const std::lock_guard lock(mutex_);
+    pending_ = std::move(snapshot);
+    if (draining_) return;  // the running job takes it
+    draining_ = true;
+    job_ = background::run([this] { drain(); }, lane_);
+  }
+  // Every snapshot handed over is on disk; throws what writing one threw.
+  void flush() {
+    if (job_.valid()) job_.get();
+    const std::lock_guard lock(mutex_);
+    if (error_) std::rethrow_exception(std::exchange(error_, nullptr));
+  }
+
+ private:
+  void drain() {
+    for (;;) {
+      json snapshot;
+      {
+        const std::lock_guard lock(mutex_);
+        if (!pending_) {
+          draining_ = false;
+          return;
+        }
+        snapshot = std::move(*pending_);
+        pending_.reset();
+      }
+      try {
+        write_file_atomic(path_, snapshot.dump(2) + "\n");
+      } catch (...) {
+        const std::lock_guard lock(mutex_);
+        if (!error_) error_ = std::current_exception();
+      }
+    }
+  }
+
+  std::string path_;
+  std::size_t lane_ = background::next_lane();
+  std::mutex mutex_;
+  std::optional<json> pending_;
+  bool draining_ = false;
+  std::exception_ptr error_;
+  std::future<void> job_;
+};
 
 bool is_complete_bundle(const std::string& dir) {
   try {
@@ -175,6 +240,7 @@ json run_topology(Device& device, const TopologyOptions& options, const std::ato
   // that is killed (SIGKILL, power loss) leaves the steps it finished on record. A step
   // measured but still being analysed is on record as running, with its bundle.
   const std::string json_path = (fs::path(options.out_dir) / "topology.json").string();
+  RecordWriter records(json_path);
   const auto record = [&](const char* status) {
     json exps = json::array();
     for (const auto& slot : slots) {
@@ -190,7 +256,7 @@ json run_topology(Device& device, const TopologyOptions& options, const std::ato
     }
     result["experiments"] = std::move(exps);
     result["status"] = status;
-    write_file_atomic(json_path, result.dump(2) + "\n");
+    records.write(result);
   };
   record("running");
 
@@ -450,6 +516,7 @@ json run_topology(Device& device, const TopologyOptions& options, const std::ato
                        {"experiments", plan.size()}};
   if (sizing_mismatches != 0) result["timings"]["sizing_mismatches"] = sizing_mismatches;
   record(stop.load() ? "interrupted" : left_over ? "device lost" : "complete");
+  records.flush();
   return result;
 }
 

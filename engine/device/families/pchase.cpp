@@ -198,7 +198,7 @@ class PchaseLaunch final : public CudaLaunch {
         return 0;
       });
     }
-    workers::run_all(std::move(jobs));
+    workers::run_all(std::move(jobs), workers::Priority::urgent);
     for (Part& p : parts)
       if (!p.whole) {
         std::vector<Sample>& to = traces[p.point].samples;

@@ -2,6 +2,7 @@
 
 #include <doctest/doctest.h>
 
+#include <algorithm>
 #include <atomic>
 #include <chrono>
 #include <functional>
@@ -78,4 +79,29 @@ TEST_CASE("run_all: every task's result in order; a failure is rethrown once eve
     CHECK(std::string(e.what()) == "task 3");  // the first in order
   }
   CHECK(finished.load() == 64);
+}
+
+TEST_CASE("an urgent job is taken before the normal jobs queued ahead of it") {
+  // Every worker held; then normal jobs, then one urgent job; then the workers let go.
+  const std::size_t n = workers::size();
+  std::atomic<bool> go{false};
+  std::atomic<std::size_t> held{0};
+  std::vector<std::future<void>> done;
+  for (std::size_t i = 0; i < n; ++i)
+    done.push_back(workers::run([&] {
+      ++held;
+      while (!go.load()) std::this_thread::sleep_for(std::chrono::milliseconds(1));
+    }));
+  while (held.load() < n) std::this_thread::sleep_for(std::chrono::milliseconds(1));
+  std::atomic<std::size_t> started{0};
+  const std::size_t normal = 2 * n + 1;
+  std::vector<std::size_t> normal_at(normal);
+  std::size_t urgent_at = 0;
+  for (std::size_t i = 0; i < normal; ++i) done.push_back(workers::run([&, i] { normal_at[i] = started++; }));
+  done.push_back(workers::run([&] { urgent_at = started++; }, workers::Priority::urgent));
+  go = true;
+  for (auto& f : done) f.get();
+  // Without the priority it would start last; with it, among the first the free workers take.
+  CHECK(urgent_at < n);
+  CHECK(*std::max_element(normal_at.begin(), normal_at.end()) == normal);
 }
