@@ -16,6 +16,7 @@
 #include "engine/core/files.hpp"
 #include "engine/core/paths.hpp"
 #include "engine/core/stopwatch.hpp"
+#include "engine/core/timeline.hpp"
 #include "engine/core/worker_pool.hpp"
 #include "engine/device/kernel_family.hpp"
 #include "engine/run/analysis_queue.hpp"
@@ -241,7 +242,8 @@ json run_topology(Device& device, const TopologyOptions& options, const std::ato
   // measured but still being analysed is on record as running, with its bundle.
   const std::string json_path = (fs::path(options.out_dir) / "topology.json").string();
   RecordWriter records(json_path);
-  const auto record = [&](const char* status) {
+  // keep: the experiments also into `result` (what the topology returns), at the end.
+  const auto record = [&](const char* status, bool keep = false) {
     json exps = json::array();
     for (const auto& slot : slots) {
       if (slot.state == Slot::State::waiting) continue;
@@ -254,9 +256,14 @@ json run_topology(Device& device, const TopologyOptions& options, const std::ato
         exps.push_back(slot.exp);
       }
     }
-    result["experiments"] = std::move(exps);
+    // The snapshot takes the experiments; `result` keeps them only at the end (a copy of
+    // every step's entry per record would cost the device's thread a millisecond a step).
     result["status"] = status;
-    records.write(result);
+    json snapshot = result;
+    snapshot["experiments"] = std::move(exps);
+    if (keep) result["experiments"] = snapshot["experiments"];
+    records.write(std::move(snapshot));
+    timeline::mark("topology: recorded");
   };
   record("running");
 
@@ -399,6 +406,7 @@ json run_topology(Device& device, const TopologyOptions& options, const std::ato
     if (before != nullptr && before_status != "skipped") resume_bundle = recorded_bundle_dir(options.out_dir, *before);
     TopologyResult scratch;
     const StepSizing sizing = step.sizes_from(sizing_view(index, scratch));
+    timeline::mark("topology: step sized");
     slot.sizing = sizing;
     if (const auto* skip = std::get_if<SkipStep>(&sizing)) {
       exp["status"] = "skipped";
@@ -413,12 +421,14 @@ json run_topology(Device& device, const TopologyOptions& options, const std::ato
       LoadOptions lo;
       lo.overrides = overrides;
       const Spec spec = load_spec((fs::path(spec_dir) / step.spec_file()).string(), lo);
+      timeline::mark("topology: spec loaded");
       {  // every kernel of the step compiles side by side, those after the first while it runs
         std::vector<Experiment> kernels;
         std::set<std::string> seen;
         add_kernel_experiments(spec, kernels, seen);
         device.compile_ahead(kernels);
       }
+      timeline::mark("topology: kernels handed over");
       RunOptions ro;
       ro.out_parent = options.out_dir;
       ro.argv = options.argv;
@@ -499,7 +509,7 @@ json run_topology(Device& device, const TopologyOptions& options, const std::ato
 
   measured.add_nanoseconds();
   result.update(topology_result_json(measured));
-  record("running");  // the experiments, final
+  record("running", true);  // the experiments, final
   // The steps that ran while the SM clock moved or other processes used the GPU (kept ones
   // of a resumed topology included): topology_table and the report name them.
   json affected = json::array();
@@ -515,7 +525,7 @@ json run_topology(Device& device, const TopologyOptions& options, const std::ato
                        {"workers", workers::size()},
                        {"experiments", plan.size()}};
   if (sizing_mismatches != 0) result["timings"]["sizing_mismatches"] = sizing_mismatches;
-  record(stop.load() ? "interrupted" : left_over ? "device lost" : "complete");
+  record(stop.load() ? "interrupted" : left_over ? "device lost" : "complete", true);
   records.flush();
   return result;
 }
