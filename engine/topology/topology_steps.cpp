@@ -4,7 +4,6 @@
 // steps and what it contributes to the result (topology_absorb.hpp).
 #include <algorithm>
 #include <functional>
-#include <iterator>
 #include <optional>
 
 #include "engine/topology/topology_absorb.hpp"
@@ -416,19 +415,17 @@ std::vector<TopologyStep> topology_plan() {
                   .absorb = absorb::texture_amount});
   // The L1 data, texture and read-only paths under another L1/shared split (the specs'
   // carveout): each one's size by the same knee search at its fetch granularity, then the
-  // on-chip stage sweep at its line. The sizes before the footprint sweep, which waits for
-  // the one-SM L2's analysis; the stage sweeps after it, while its analysis runs.
-  std::vector<TopologyStep> carveout;
-  add_interleaved(carveout, l1_paths, add_carveout_steps);
-  const auto carveout_sets = carveout.begin() + static_cast<std::ptrdiff_t>(l1_paths.size());
-  std::move(carveout.begin(), carveout_sets, std::back_inserter(plan));
+  // on-chip stage sweep at its line.
+  add_interleaved(plan, l1_paths, add_carveout_steps);
   // TLB levels: where each runs out at strides of 4 KiB to 1 GiB (coverage,
   // span, penalties); the page (the stride the later steps sweep at); a widely
   // bracketed coverage narrowed; then one slot at a time past each level's
-  // knee (entries, reach, sets). The footprint sweep comes soon after the L2's size, the one
-  // figure it reads, before the L2's other steps: its slots lie in aliased frames, an arena
-  // of their own, so the contiguous arrays of the L2 steps after it stay where they were;
-  // those steps measure while its analysis runs.
+  // knee (entries, reach, sets). The footprint sweep needs the L2's size: it comes after the
+  // steps above, which need nothing of the L2 and measure while the one-SM L2 is analysed
+  // (that analysis, beside the L1 paths' stage analyses, can take twice its time alone), and
+  // before the L2's other steps, which measure while the sweep is analysed. Its slots lie in
+  // aliased frames, an arena of their own: the contiguous arrays of those steps stay where
+  // they were.
   plan.push_back({.id = "tlb",
                   .label = "TLB levels (footprint)",
                   .sizes_from = [](const TopologyResult& r) -> StepSizing {
@@ -436,7 +433,6 @@ std::vector<TopologyStep> topology_plan() {
                   },
                   .needs = {"l2_size"},
                   .absorb = absorb::tlb_levels});
-  std::move(carveout_sets, carveout.end(), std::back_inserter(plan));
   plan.push_back(latency_step("constant_l15", "constant L1.5 latency"));
   // Beyond the constant L1 (MT4G Sec. 4.2 starts the L1.5 run where the L1 run ends),
   // stepping by the L1's line so that every access misses the L1; the spec's sweep
