@@ -5,6 +5,7 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <cerrno>
 #include <condition_variable>
 #include <cstdlib>
 #include <deque>
@@ -69,7 +70,7 @@ class Pool {
     on_pool_thread = true;
     // The thread that drives the device goes first where the cores are all busy: its host
     // work between launches is on the path of the wall time, the analyses are not.
-    (void)::setpriority(PRIO_PROCESS, static_cast<id_t>(::syscall(SYS_gettid)), kWorkerNice);
+    lower_priority();
     for (;;) {
       std::packaged_task<void()> job;
       {
@@ -84,6 +85,15 @@ class Pool {
     }
   }
 
+  // This thread's nice value raised by kWorkerNice above the process's (Linux: per thread).
+  static void lower_priority() {
+#ifdef __linux__
+    const auto tid = static_cast<id_t>(::syscall(SYS_gettid));
+    errno = 0;
+    const int now = ::getpriority(PRIO_PROCESS, tid);
+    if (errno == 0) (void)::setpriority(PRIO_PROCESS, tid, std::min(now + kWorkerNice, 19));
+#endif
+  }
   static constexpr int kWorkerNice = 5;
   std::mutex mutex_;
   std::condition_variable wake_;

@@ -25,19 +25,30 @@ void AnalysisQueue::start(std::size_t key, RunOutcome out) {
 
 void AnalysisQueue::run_job(const std::shared_ptr<Entry>& e, std::size_t i) {
   if (e->claimed[i].exchange(true)) return;  // the other side has it
-  // An analyzer's failure is a finding already (run_analyzers).
-  if (e->analysis && i < analysis_jobs(*e->analysis)) run_analysis_job(*e->analysis, i);
+  // An analyzer's failure is a finding already (run_analyzers); anything else a job throws
+  // (no memory, say) is the run's error, and the job still counts as done.
+  std::exception_ptr job_error;
+  try {
+    if (e->analysis && i < analysis_jobs(*e->analysis)) run_analysis_job(*e->analysis, i);
+  } catch (...) {
+    job_error = std::current_exception();
+  }
   {
     const std::lock_guard lock(mutex_);
+    if (job_error && !e->job_error) e->job_error = job_error;
     if (--e->jobs_left != 0) return;
   }
   // The last job of the run: every analyzer is in; the findings are written here.
   std::exception_ptr error;
-  try {
-    finish_analysis(e->out);
-  } catch (...) {
-    error = std::current_exception();
+  {
+    const std::lock_guard lock(mutex_);
+    error = e->job_error;
   }
+  if (!error) try {
+      finish_analysis(e->out);
+    } catch (...) {
+      error = std::current_exception();
+    }
   // Notified under the lock: a waiter that wakes may destroy the queue once it is released.
   const std::lock_guard lock(mutex_);
   e->error = error;

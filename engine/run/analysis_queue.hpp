@@ -45,6 +45,7 @@ class AnalysisQueue {
     std::unique_ptr<std::atomic<bool>[]> claimed;  // per job: taken by a worker or the waiter
     std::size_t jobs_left = 0;
     bool done = false;
+    std::exception_ptr job_error;  // the first a job threw (then no findings are written)
     std::exception_ptr error;
   };
   // Runs job i of `e` unless it was claimed already.

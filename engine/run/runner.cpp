@@ -107,16 +107,25 @@ class RunAnalysis {
   std::string seal_status;
   nlohmann::json seal_extra;
   std::string store_error;  // what a failed store threw (the bundle is then sealed "failed")
-  void await_points() {
-    std::call_once(sealed_once_, [this] {
+  // Never throws (a job that threw would leave its queue waiting): what failed is store_error.
+  void await_points() noexcept {
+    std::call_once(sealed_once_, [this]() noexcept {
       if (!seal_pending) return;
       try {
         writer->seal(seal_status, seal_extra);
+        return;
       } catch (const std::exception& e) {
-        // Every store has ended (await_stored waits for all): the bundle says what failed.
         store_error = e.what();
+      } catch (...) {
+        store_error = "an unknown error";
+      }
+      if (store_error.empty()) store_error = "an unknown error";
+      // Every store has ended (await_stored waits for all): the bundle says what failed.
+      try {
         seal_extra["error"] = store_error;
         writer->seal("failed", seal_extra);
+      } catch (...) {
+        // Nothing more to record: finish_analysis reports store_error.
       }
     });
   }
@@ -128,8 +137,8 @@ class RunAnalysis {
 std::size_t analysis_jobs(const RunAnalysis& a) { return a.requests.size(); }
 
 void run_analysis_job(RunAnalysis& a, std::size_t i) {
+  a.await_points();  // the wait for the last stores is not the analyzer's time
   const auto t0 = std::chrono::steady_clock::now();
-  a.await_points();
   if (a.store_error.empty()) a.findings[i] = run_analyzers(a.traces, {a.requests[i]});
   a.ms[i] = ms_since(t0);
 }
@@ -278,8 +287,8 @@ RunOutcome run_spec(const Spec& spec, Device& device, const RunOptions& options,
   // A complete run whose analysis follows on another thread (a topology's step) leaves its
   // last stores to that analysis, which seals the bundle before it reads the points
   // (RunAnalysis::await_points): the next step measures meanwhile.
-  const bool store_later =
-      analyze_later && out.status == "complete" && !stop.load() && sink.points_handed() > 0;
+  const bool stopped = stop.load();  // read once: a Ctrl-C now must not split the two uses
+  const bool store_later = analyze_later && out.status == "complete" && !stopped && sink.points_handed() > 0;
   // Otherwise, whatever ended the run, the points measured before are stored here (a store
   // that failed fails the run).
   if (!store_later) try {
@@ -290,7 +299,7 @@ RunOutcome run_spec(const Spec& spec, Device& device, const RunOptions& options,
         out.error = e.what();
       }
     }
-  if (out.status == "complete" && !spec.adaptive() && stop.load() && writer.points_written() < points.size())
+  if (out.status == "complete" && !spec.adaptive() && stopped && writer.points_written() < points.size())
     out.status = "interrupted";
   out.points_done = store_later ? sink.points_handed() : writer.points_written();
   out.wall_ms = ms_since(t0);

@@ -51,7 +51,8 @@ struct RunOutcome {
   std::size_t points_total = 0;
   std::size_t points_done = 0;
   RunTimings timings;
-  double wall_ms = 0;      // the run: points measured and stored (analysis not included)
+  double wall_ms = 0;      // the run: points measured and stored (with defer_analysis, a complete
+                           // run's last stores may still run: the analysis waits for them)
   double analysis_ms = 0;  // the analyzers, after the run
   std::vector<Finding> findings;
   std::vector<ExpectationResult> expectations;

@@ -8,11 +8,11 @@
 #include <mutex>
 #include <optional>
 #include <set>
+#include <system_error>
 #include <utility>
 #include <variant>
 
 #include "dissect_git_revision.hpp"
-#include "engine/core/background_worker.hpp"
 #include "engine/core/files.hpp"
 #include "engine/core/paths.hpp"
 #include "engine/core/stopwatch.hpp"
@@ -33,9 +33,11 @@ using json = nlohmann::json;
 
 namespace {
 
-// topology.json written on a background lane: the thread that drives the device hands over a
+// topology.json written on a thread of its own: the thread that drives the device hands over a
 // snapshot and goes on (a durable write can wait for the disk behind the bundles' writes).
-// Snapshots reach the disk in order; one not yet written when a newer comes gives way to it.
+// Snapshots reach the disk in order, a moment after they are handed over; one not yet written
+// when a newer comes gives way to it. A killed topology's record can so lag by a snapshot or
+// two: resuming, a step whose bundle is not on record runs again, its directory set aside.
 class RecordWriter {
  public:
   explicit RecordWriter(std::string path) : path_(std::move(path)) {}
@@ -50,13 +52,19 @@ class RecordWriter {
   RecordWriter& operator=(const RecordWriter&) = delete;
 
   void write(json snapshot) {
-    const std::lock_guard lock(mutex_);
-    pending_ = std::move(snapshot);
-    if (draining_) return;  // the running job takes it
-    draining_ = true;
-    job_ = background::run([this] { drain(); }, lane_);
+    {
+      const std::lock_guard lock(mutex_);
+      pending_ = std::move(snapshot);
+      if (draining_) return;  // the running drain takes it
+      draining_ = true;
+    }
+    try {
+      job_ = std::async(std::launch::async, [this] { drain(); });
+    } catch (const std::system_error&) {
+      drain();  // no thread to be had: written here
+    }
   }
-  // Every snapshot handed over is on disk; throws what writing one threw.
+  // Every snapshot handed over is on disk; throws what writing the last one threw.
   void flush() {
     if (job_.valid()) job_.get();
     const std::lock_guard lock(mutex_);
@@ -76,17 +84,18 @@ class RecordWriter {
         snapshot = std::move(*pending_);
         pending_.reset();
       }
+      std::exception_ptr error;
       try {
         write_file_atomic(path_, snapshot.dump(2) + "\n");
       } catch (...) {
-        const std::lock_guard lock(mutex_);
-        if (!error_) error_ = std::current_exception();
+        error = std::current_exception();
       }
+      const std::lock_guard lock(mutex_);
+      error_ = error;  // a later snapshot written is what counts
     }
   }
 
   std::string path_;
-  std::size_t lane_ = background::next_lane();
   std::mutex mutex_;
   std::optional<json> pending_;
   bool draining_ = false;
@@ -238,8 +247,9 @@ json run_topology(Device& device, const TopologyOptions& options, const std::ato
 
   fs::create_directories(options.out_dir);
   // topology.json says "running" from the start and after every step: a topology
-  // that is killed (SIGKILL, power loss) leaves the steps it finished on record. A step
-  // measured but still being analysed is on record as running, with its bundle.
+  // that is killed (SIGKILL, power loss) leaves the steps it finished on record (all but the
+  // last moment's: RecordWriter). A step measured but still being analysed is on record as
+  // running, with its bundle.
   const std::string json_path = (fs::path(options.out_dir) / "topology.json").string();
   RecordWriter records(json_path);
   // keep: the experiments also into `result` (what the topology returns), at the end.
@@ -452,8 +462,8 @@ json run_topology(Device& device, const TopologyOptions& options, const std::ato
           if (fs::exists(own) && !is_complete_bundle(own)) set_aside(own);
         }
       }
-      // The step's bundle is on record before its first point: a topology killed
-      // now resumes it instead of starting the step again.
+      // The step's bundle goes on record as its first point is measured: a topology killed
+      // once it is there resumes it instead of starting the step again.
       ro.bundle_opened = [&](const std::string& dir) {
         exp["status"] = "running";
         exp["bundle"] = fs::path(dir).filename().string();

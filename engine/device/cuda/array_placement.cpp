@@ -91,21 +91,34 @@ DeviceBuffer& arena_for(const PlacementTools& tools, Frames frames) {
   return *tools.arena;
 }
 
-// The arena, grown to `bytes` where it must. Where the device has no memory left for it,
-// the arenas of the other kinds of frames are given back and the allocation tried again:
-// keeping them is a saving of time, never a reason to fail.
-CUdeviceptr ensure_arena(const PlacementTools& tools, DeviceBuffer& arena, std::uint64_t bytes, Frames frames) {
+// Gives back the arenas of the other kinds of frames; whether any was held.
+bool release_other_arenas(const PlacementTools& tools, const DeviceBuffer& arena) {
+  bool freed = false;
+  for (DeviceBuffer* other : {tools.arena, tools.scattered_arena, tools.aliased_arena})
+    if (other != nullptr && other != &arena && other->ptr() != 0) {
+      other->release();
+      freed = true;
+    }
+  return freed;
+}
+
+// The arena, grown to `bytes` where it must. Keeping the other kinds' arenas is a saving of
+// time, never a reason to fail: where the device's free memory would not leave a sixteenth
+// of it beside the new arena (the launch's other buffers come after it), they are given back
+// first, and where the allocation fails for want of memory all the same, they are given back
+// and it is tried again.
+CUdeviceptr ensure_arena(const CudaDriver& drv, const PlacementTools& tools, DeviceBuffer& arena,
+                         std::uint64_t bytes, Frames frames) {
+  if (!arena.holds(bytes, kArrayAlignMax, frames)) {
+    std::size_t free_b = 0, total_b = 0;
+    const std::uint64_t physical = frames == Frames::aliased ? std::min(bytes, kAliasedBlockBytes) : bytes;
+    if (drv.cuMemGetInfo(&free_b, &total_b) == CUDA_SUCCESS && free_b < physical + total_b / 16)
+      release_other_arenas(tools, arena);
+  }
   try {
     return arena.ensure(bytes, kArrayAlignMax, frames);
   } catch (const CudaError& e) {
-    if (e.result() != CUDA_ERROR_OUT_OF_MEMORY) throw;
-    bool freed = false;
-    for (DeviceBuffer* other : {tools.arena, tools.scattered_arena, tools.aliased_arena})
-      if (other != nullptr && other != &arena && other->ptr() != 0) {
-        other->release();
-        freed = true;
-      }
-    if (!freed) throw;
+    if (e.result() != CUDA_ERROR_OUT_OF_MEMORY || !release_other_arenas(tools, arena)) throw;
     return arena.ensure(bytes, kArrayAlignMax, frames);
   }
 }
@@ -131,7 +144,7 @@ std::vector<dissect_array_ref> place_arrays(const CudaDriver& drv, std::span<con
   }
   const Frames frames = arena_frames(arrays);
   DeviceBuffer& arena = arena_for(tools, frames);
-  const CUdeviceptr base = arena_bytes > 0 ? ensure_arena(tools, arena, arena_bytes, frames) : 0;
+  const CUdeviceptr base = arena_bytes > 0 ? ensure_arena(drv, tools, arena, arena_bytes, frames) : 0;
   timeline::mark("placement: arena ready");
   if (frames == Frames::aliased) check_aliased_words(arrays, at, arena.aliased().block_bytes());
   CUdeviceptr bank = 0;

@@ -35,9 +35,7 @@ class DeviceBuffer {
   // the new range would get (a smaller range lies inside the first block).
   CUdeviceptr ensure(std::uint64_t bytes, std::uint64_t align = 256, Frames frames = Frames::contiguous) {
     if (bytes == 0) bytes = 1;
-    if (aligned_ != 0 && bytes <= usable_ && align <= align_ && frames == frames_in_use() &&
-        (frames != Frames::aliased || aliased_.block_bytes() >= aliased_block_for(bytes)))
-      return aligned_;
+    if (holds(bytes, align, frames)) return aligned_;
     release();
     if (frames == Frames::scattered) {
       align_ = align < 256 ? 256 : align;
@@ -69,6 +67,12 @@ class DeviceBuffer {
     return aligned_;
   }
   [[nodiscard]] CUdeviceptr ptr() const { return aligned_; }
+  // Whether ensure() would keep what is there (no allocation, no mapping).
+  [[nodiscard]] bool holds(std::uint64_t bytes, std::uint64_t align, Frames frames) const {
+    if (bytes == 0) bytes = 1;
+    return aligned_ != 0 && bytes <= usable_ && align <= align_ && frames == frames_in_use() &&
+           (frames != Frames::aliased || aliased_.block_bytes() >= aliased_block_for(bytes));
+  }
   // The scattered mapping in use (chunks() == 0: one allocation).
   [[nodiscard]] const ScatteredFrames& frames() const { return frames_; }
   // The aliased mapping in use (active() false: none).

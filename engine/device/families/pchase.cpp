@@ -161,10 +161,17 @@ class PchaseLaunch final : public CudaLaunch {
     std::uint64_t total = 0;
     for (std::size_t gi = 0; gi < points.size(); ++gi)
       total += samples_of[gi] = std::uint64_t{metas_[gi].blocks} * metas_[gi].nch * (chain_ ? 1 : points[gi]->iterations);
+    // Samples record the index each access loaded in 32 bits. Past 2^32 elements the chase
+    // order the host laid out gives the full index (one per point, shared by its parts).
+    std::vector<std::optional<ChaseOrder>> orders(points.size());
+    for (std::size_t gi = 0; gi < points.size(); ++gi)
+      if (points[gi]->array.size_bytes / points[gi]->elem_bytes() > (1ull << 32))
+        orders[gi].emplace(points[gi]->array, points[gi]->elem_bytes());
+    const auto order_of = [&orders](std::size_t gi) { return orders[gi] ? &*orders[gi] : nullptr; };
     const std::size_t tasks = std::min<std::uint64_t>(workers::size() + 1, total / kSamplesPerTask);
     if (tasks < 2) {
       for (std::size_t gi = 0; gi < points.size(); ++gi)
-        decode_blocks(r, res, gi, 0, metas_[gi].blocks, traces[gi].samples, overheads[gi]);
+        decode_blocks(r, res, gi, 0, metas_[gi].blocks, order_of(gi), traces[gi].samples, overheads[gi]);
       return;
     }
     struct Part {
@@ -192,8 +199,8 @@ class PchaseLaunch final : public CudaLaunch {
           if (!p.whole)
             p.samples.reserve(std::uint64_t{p.end_block - p.first_block} * metas_[p.point].nch *
                               (chain_ ? 1 : points[p.point]->iterations));
-          decode_blocks(r, res, p.point, p.first_block, p.end_block, p.whole ? traces[p.point].samples : p.samples,
-                        p.whole ? overheads[p.point] : p.overheads);
+          decode_blocks(r, res, p.point, p.first_block, p.end_block, order_of(p.point),
+                        p.whole ? traces[p.point].samples : p.samples, p.whole ? overheads[p.point] : p.overheads);
         }
         return 0;
       });
@@ -212,9 +219,10 @@ class PchaseLaunch final : public CudaLaunch {
   static constexpr std::uint64_t kSamplesPerTask = 32 * 1024;
 
   // Appends repeat r's samples of blocks [b0, b1) of point gi, and their timer-overhead
-  // readings, in the order the one-by-one decoding gives them.
+  // readings, in the order the one-by-one decoding gives them. `order`: the point's chase
+  // order where its indices need more than 32 bits, else null.
   void decode_blocks(std::uint32_t r, const Readback& res, std::size_t gi, std::uint32_t b0, std::uint32_t b1,
-                     std::vector<Sample>& out, std::vector<double>& overheads) const {
+                     const ChaseOrder* order, std::vector<Sample>& out, std::vector<double>& overheads) const {
     const auto lat = res.as<std::uint32_t>(lat_), idx = res.as<std::uint32_t>(idx_),
                smid = res.as<std::uint32_t>(smid_), ovh = res.as<std::uint32_t>(ovh_);
     const auto chain_t = res.as<std::uint64_t>(chain_out_), fin = res.as<std::uint64_t>(final_);
@@ -222,12 +230,8 @@ class PchaseLaunch final : public CudaLaunch {
     const Meta& m = metas_[gi];
     const std::uint64_t elem = e.elem_bytes();
     const std::uint64_t n_elems = e.array.size_bytes / elem;
-    // Samples record the index each access loaded in 32 bits. Past 2^32 elements the
-    // chase order the host laid out gives the full index; the recorded low 32 bits must
-    // match it at every sample.
-    const bool wide = n_elems > (1ull << 32);
-    std::optional<ChaseOrder> order;
-    if (wide) order.emplace(e.array, elem);
+    // Past 2^32 elements the recorded low 32 bits must match the chase order at every sample.
+    const bool wide = order != nullptr;
     for (std::uint32_t b = b0; b < b1; ++b) {
       const dissect_pchase_point& pt = entries_[m.first_entry + b];
       const auto sm = static_cast<std::int32_t>(smid[m.first_entry + b]);

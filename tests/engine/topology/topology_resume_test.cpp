@@ -109,3 +109,36 @@ TEST_CASE("a recorded step's bundle is used only when it is one name under the d
   CHECK(recorded_bundle_dir("/out", json::object()).empty());
   CHECK_FALSE(recorded_findings("/out", json{{"bundle", "../../etc"}}));
 }
+
+TEST_CASE("a step whose points cannot all be stored fails, whenever its writes fail, and resumes") {
+  // A file-size limit stands in for a full disk (writes past it fail: EFBIG, like ENOSPC).
+  // Limits from well below the step's trace to just below its end: the write fails while
+  // the step still measures (the run fails at once) or once every point was handed over
+  // (its analysis, which waits for the stores, fails the step); either way the step is failed,
+  // its bundle says why, and a resumed topology completes it.
+  TempDir dir;
+  const std::string base = "topology --device sim:fermi-gtx560ti --only shared_banks --no-report --quiet --out ";
+  REQUIRE(run_dissect(base + dir.file("whole")).status == 0);
+  const auto trace_kib = fs::file_size(dir.file("whole/topology_shared_banks/trace.csv")) / 1024;
+  REQUIRE(trace_kib > 40);
+  for (const std::uintmax_t limit : {trace_kib / 2, trace_kib - 3, trace_kib - 1}) {
+    CAPTURE(limit);
+    const std::string out = dir.file("full-" + std::to_string(limit));
+    const auto full = dissect::test::run_command("bash -c \"trap '' XFSZ; ulimit -f " + std::to_string(limit) + "; '" +
+                                                 std::string(DISSECT_BINARY) + "' " + base + out + "\"");
+    CHECK(full.status == 1);
+    const json t = topology_of(out);
+    REQUIRE(t.contains("experiments"));
+    REQUIRE(t["experiments"].size() == 1);
+    CHECK(t["experiments"][0]["status"] == "failed");
+    CHECK(t["experiments"][0].value("error", std::string()).find("write failed") != std::string::npos);
+    const json b = json::parse(read_file(out + "/topology_shared_banks/bundle.json"));
+    CHECK(b["status"] == "failed");
+    CHECK(b.value("error", std::string()).find("write failed") != std::string::npos);
+    const auto resumed = run_dissect("topology --resume " + out + " --no-report --quiet");
+    CHECK(resumed.status == 0);
+    CHECK(topology_of(out)["experiments"][0]["status"] == "complete");
+    CHECK(read_file(out + "/topology_shared_banks/points.csv") ==
+          read_file(dir.file("whole/topology_shared_banks/points.csv")));
+  }
+}

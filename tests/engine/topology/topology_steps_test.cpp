@@ -111,7 +111,7 @@ TEST_CASE("topology plan: device facts size the bandwidth steps") {
   CHECK(overrides(step(plan, "bandwidth_global").sizes_from(r))["array.size"] == std::to_string(2ull << 30) + " B");
 }
 
-TEST_CASE("topology plan: bandwidth of every level, read and write, after the other steps and not in --fast") {
+TEST_CASE("topology plan: bandwidth of every level, read and write, after the steps over ordinary frames and not in --fast") {
   const auto plan = topology_plan();
   std::vector<std::string> ids;
   for (const auto& s : plan) ids.push_back(s.id);
@@ -367,4 +367,20 @@ TEST_CASE("topology plan: on-chip L1 steps keep two passes of every N within the
   r.device.on_chip_samples.reset();
   r.cache("l1").line_bytes = 128;
   CHECK(overrides(step(plan, "l1_sets").sizes_from(r))["iterations"] == "9760");
+}
+
+TEST_CASE("topology plan: every step needs only steps before it, and every id is unique") {
+  // The plan's order is chosen for overlap (a step measures while the analyses it does not
+  // need run): it must still put each step after every step it reads.
+  const auto plan = topology_plan();
+  std::vector<std::string> before;
+  for (const auto& s : plan) {
+    CAPTURE(s.id);
+    CHECK(std::find(before.begin(), before.end(), s.id) == before.end());
+    for (const auto& need : s.needs) {
+      CAPTURE(need);
+      CHECK((need == kEveryEarlierStep || std::find(before.begin(), before.end(), need) != before.end()));
+    }
+    before.push_back(s.id);
+  }
 }
