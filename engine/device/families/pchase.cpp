@@ -159,8 +159,7 @@ class PchaseLaunch final : public CudaLaunch {
               std::span<std::vector<double>> overheads) const override {
     std::vector<std::uint64_t> samples_of(points.size());
     std::uint64_t total = 0;
-    for (std::size_t gi = 0; gi < points.size(); ++gi)
-      total += samples_of[gi] = std::uint64_t{metas_[gi].blocks} * metas_[gi].nch * (chain_ ? 1 : points[gi]->iterations);
+    for (std::size_t gi = 0; gi < points.size(); ++gi) total += samples_of[gi] = metas_[gi].blocks * samples_per_block(gi);
     // Samples record the index each access loaded in 32 bits. Past 2^32 elements the chase
     // order the host laid out gives the full index (one per point, shared by its parts).
     std::vector<std::optional<ChaseOrder>> orders(points.size());
@@ -183,9 +182,9 @@ class PchaseLaunch final : public CudaLaunch {
     };
     std::vector<Part> parts;
     for (std::size_t gi = 0; gi < points.size(); ++gi) {
-      const std::uint32_t point_blocks = std::max<std::uint32_t>(metas_[gi].blocks, 1);
-      const auto pieces = static_cast<std::uint32_t>(std::clamp<std::uint64_t>(
-          samples_of[gi] * tasks / std::max<std::uint64_t>(total, 1), 1, point_blocks));
+      const std::uint32_t point_blocks = metas_[gi].blocks;  // at least one
+      const auto pieces =
+          static_cast<std::uint32_t>(std::clamp<std::uint64_t>(samples_of[gi] * tasks / total, 1, point_blocks));
       for (std::uint32_t k = 0; k < pieces; ++k)
         parts.push_back({gi, point_blocks * k / pieces, point_blocks * (k + 1) / pieces, pieces == 1, {}, {}});
     }
@@ -196,9 +195,7 @@ class PchaseLaunch final : public CudaLaunch {
       jobs.emplace_back([&, from, to] {
         for (std::size_t k = from; k < to; ++k) {
           Part& p = parts[k];
-          if (!p.whole)
-            p.samples.reserve(std::uint64_t{p.end_block - p.first_block} * metas_[p.point].nch *
-                              (chain_ ? 1 : points[p.point]->iterations));
+          if (!p.whole) p.samples.reserve((p.end_block - p.first_block) * samples_per_block(p.point));
           decode_blocks(r, res, p.point, p.first_block, p.end_block, order_of(p.point),
                         p.whole ? traces[p.point].samples : p.samples, p.whole ? overheads[p.point] : p.overheads);
         }
@@ -217,6 +214,11 @@ class PchaseLaunch final : public CudaLaunch {
  private:
   // Fewer samples than this a task are decoded where they are.
   static constexpr std::uint64_t kSamplesPerTask = 32 * 1024;
+
+  // The samples one block of point gi gives in one repeat.
+  [[nodiscard]] std::uint64_t samples_per_block(std::size_t gi) const {
+    return std::uint64_t{metas_[gi].nch} * (chain_ ? 1 : points[gi]->iterations);
+  }
 
   // Appends repeat r's samples of blocks [b0, b1) of point gi, and their timer-overhead
   // readings, in the order the one-by-one decoding gives them. `order`: the point's chase
