@@ -64,7 +64,7 @@ class SetsAnalyzer final : public Analyzer {
           "the smallest N (" + format_bytes(g.points.front()->size_bytes()) + ") already misses on " +
               stats::fmt(100 * eps) + "% of its accesses: against that rate no line of a larger N misses "
               "significantly more (sample stores that evict lines, or a size above C; timing.mode on_chip keeps "
-              "samples on the SM) [" + g.label() + "]");
+              "samples on the SM)" + stats::label_suffix(g));
       u.details["noise_rate"] = eps;
       return u;
     }
@@ -88,7 +88,7 @@ class SetsAnalyzer final : public Analyzer {
     ev["noise_rate"] = eps;
     ev["step_fit_errors"] = st.fit_errors;
     if (!st.ok) {
-      Finding f = stats::undetermined(name(), "sets", st.reason + " [" + g.label() + "]");
+      Finding f = stats::undetermined(name(), "sets", st.reason + stats::label_suffix(g));
       f.evidence = ev;
       return f;
     }
@@ -102,7 +102,7 @@ class SetsAnalyzer final : public Analyzer {
       f = stats::undetermined(name(), "sets",
                               "the sweep ends before every line misses (" + std::to_string(st.never_missing) +
                                   " lines at N = C never do): at least " + std::to_string(st.sets) +
-                                  " sets; extend N to C + (sets x lines per block) x b [" + g.label() + "]");
+                                  " sets; extend N to C + (sets x lines per block) x b" + stats::label_suffix(g));
       f.details["sets_at_least"] = st.sets;
       f.details["size_bytes"] = st.capacity_bytes;
       f.details["line_bytes"] = line;
@@ -135,7 +135,7 @@ class SetsAnalyzer final : public Analyzer {
           name(), "sets",
           "the missed-line staircase is not a stage-method geometry: " + inconsistent +
               " (an LRU cache with a modulo or bit-defined index adds whole sets of ways + 1 lines; a policy "
-              "other than LRU or a hashed index does not) [" + g.label() + "]");
+              "other than LRU or a hashed index does not)" + stats::label_suffix(g));
       u.details["staircase_sets"] = st.sets;
       u.details["staircase_ways"] = ways;
       u.details["size_bytes"] = st.capacity_bytes;

@@ -112,14 +112,14 @@ class StageProfileAnalyzer final : public Analyzer {
         std::count_if(sg.grids.begin(), sg.grids.end(), [](const auto& x) { return complete_passes(x) >= 2; });
     if (repeated < 3)
       return stats::undetermined(name(), "bytes",
-                                 "fewer than 3 points with two passes or more (iterations must exceed N / s) [" +
-                                     g.label() + "]");
+                                 "fewer than 3 points with two passes or more (iterations must exceed N / s)" +
+                                     stats::label_suffix(g));
     if (sg.noise > 0.01)
       return stats::undetermined(name(), "bytes",
                                  "the smallest N (" + format_bytes(g.points.front()->size_bytes()) +
                                      ") already misses on " + stats::fmt(100 * sg.noise) +
                                      "% of its accesses: the sweep must start at or below the capacity, undisturbed "
-                                     "(timing.mode on_chip keeps samples on the SM) [" + g.label() + "]");
+                                     "(timing.mode on_chip keeps samples on the SM)" + stats::label_suffix(g));
     std::vector<StagePoint> pts;
     for (std::size_t i = 0; i < g.points.size(); ++i) {
       const auto& grid = sg.grids[i];
@@ -146,7 +146,7 @@ class StageProfileAnalyzer final : public Analyzer {
       Finding u = stats::undetermined(name(), "bytes",
                                       "no point misses: the sweep ends at or below the capacity (" +
                                           std::to_string(pts.back().lines) + " lines, " +
-                                          format_bytes(pts.back().point->size_bytes()) + ") [" + g.label() + "]");
+                                          format_bytes(pts.back().point->size_bytes()) + ")" + stats::label_suffix(g));
       u.details["clean_lines_at_least"] = pts.back().lines;
       u.details["line_bytes"] = stride;
       return u;
@@ -154,7 +154,7 @@ class StageProfileAnalyzer final : public Analyzer {
     if (first == 0)
       return stats::undetermined(name(), "bytes",
                                  "the smallest N with two passes (" + format_bytes(pts.front().point->size_bytes()) +
-                                     ") already misses: no clean capacity to start from [" + g.label() + "]");
+                                     ") already misses: no clean capacity to start from" + stats::label_suffix(g));
     // Past the capacity only.
     std::vector<const StagePoint*> past;
     for (std::size_t i = first; i < pts.size(); ++i) past.push_back(&pts[i]);

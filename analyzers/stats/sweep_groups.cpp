@@ -70,4 +70,9 @@ std::vector<SweepGroup> group_points(const TraceSet& traces, const std::string& 
   return out;
 }
 
+std::string label_suffix(const SweepGroup& g) {
+  const std::string l = g.label();
+  return l.empty() ? std::string() : " [" + l + "]";
+}
+
 }  // namespace dissect::stats

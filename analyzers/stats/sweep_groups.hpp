@@ -20,6 +20,9 @@ struct SweepGroup {
   [[nodiscard]] nlohmann::json to_json() const { return fixed; }
 };
 
+// " [path=ca stride_bytes=4]" to end a message about the group, "" for a sweep of one group.
+std::string label_suffix(const SweepGroup& g);
+
 // The configuration keys that define a series (results and per-run counters
 // such as iterations are not among them).
 const std::vector<std::string>& configuration_keys();

@@ -27,7 +27,9 @@ std::string bytes_text(double v) { return report::binary_size_text(v); }
 // Device names in verdicts without the vendor ("H100 80GB HBM3").
 std::string short_device(const std::string& d) { return d.rfind("NVIDIA ", 0) == 0 ? d.substr(7) : d; }
 
-enum class Kind { bytes, size, cycles, count, text, gbps, mhz };
+enum class Kind { bytes, size, cycles, count, text, gbps, mhz, penalty };
+
+using Range = std::pair<double, double>;
 
 struct RowSpec {
   std::string key, label;
@@ -38,13 +40,16 @@ struct RowSpec {
   // Kind::size of a figure that is the searched size times a count the file records (the
   // L2 from every SM: the per-SM knee times the SMs): the key of that count in the cache.
   std::string step_scale_key = {};
+  // A figure that may be a range (Kind::count or Kind::bytes endpoints): compared by overlap.
+  std::function<std::optional<Range>(const TopologyFile&)> range = {};
 };
 
 const char* unit_of(Kind k) {
   switch (k) {
     case Kind::bytes:
     case Kind::size: return "B";
-    case Kind::cycles: return "cycles";
+    case Kind::cycles:
+    case Kind::penalty: return "cycles";
     case Kind::gbps: return "GB/s";
     case Kind::mhz: return "MHz";
     case Kind::text: return "text";
@@ -74,6 +79,56 @@ std::optional<double> bandwidth(const TopologyFile& t, const std::string& which)
   if (r.contains("gbps") && r["gbps"].is_number()) return r["gbps"].get<double>();
   if (r.contains("value") && r["value"].is_number() && r.value("unit", "") == "GB/s") return r["value"].get<double>();
   return std::nullopt;
+}
+
+const json* tlb_level(const TopologyFile& t, std::size_t i) {
+  if (!t.topology.contains("tlb") || !t.topology["tlb"].is_object()) return nullptr;
+  const json& tlb = t.topology["tlb"];
+  if (!tlb.contains("levels") || !tlb["levels"].is_array() || tlb["levels"].size() <= i) return nullptr;
+  const json& l = tlb["levels"][i];
+  return l.is_object() ? &l : nullptr;
+}
+
+std::optional<double> level_number(const TopologyFile& t, std::size_t i, const char* key) {
+  const json* l = tlb_level(t, i);
+  if (l == nullptr || !l->contains(key) || !(*l)[key].is_number()) return std::nullopt;
+  return (*l)[key].get<double>();
+}
+
+std::optional<std::string> level_text(const TopologyFile& t, std::size_t i, const char* key) {
+  const json* l = tlb_level(t, i);
+  if (l == nullptr || !l->contains(key) || !(*l)[key].is_string()) return std::nullopt;
+  return (*l)[key].get<std::string>();
+}
+
+// A level's figure that is exact (`key`) or a range (`range_key`: [lo, hi]).
+std::optional<Range> level_range(const TopologyFile& t, std::size_t i, const char* key, const char* range_key) {
+  if (auto v = level_number(t, i, key)) return Range{*v, *v};
+  const json* l = tlb_level(t, i);
+  if (l == nullptr || !l->contains(range_key)) return std::nullopt;
+  const json& r = (*l)[range_key];
+  if (!r.is_array() || r.size() != 2 || !r[0].is_number() || !r[1].is_number()) return std::nullopt;
+  return Range{r[0].get<double>(), r[1].get<double>()};
+}
+
+// A TLB level's rows, levels numbered as in the topology's table (by coverage).
+void add_tlb_level_rows(std::vector<RowSpec>& rows, std::size_t i) {
+  const std::string base = "tlb.levels[" + std::to_string(i) + "].";
+  const std::string name = "TLB L" + std::to_string(i + 1) + " ";
+  rows.push_back({base + "entries", name + "entries", Kind::count, {}, {}, {}, {},
+                  [i](const TopologyFile& t) { return level_range(t, i, "entries", "entries_range"); }});
+  rows.push_back({base + "reach_bytes", name + "reach", Kind::bytes,
+                  [i](const TopologyFile& t) { return level_number(t, i, "reach_bytes"); }, {}, {}});
+  rows.push_back({base + "coverage_bytes", name + "coverage", Kind::bytes, {}, {}, {}, {},
+                  [i](const TopologyFile& t) { return level_range(t, i, "coverage_bytes", "coverage_range_bytes"); }});
+  rows.push_back({base + "miss_penalty_cycles", name + "miss penalty", Kind::penalty,
+                  [i](const TopologyFile& t) { return level_number(t, i, "miss_penalty_cycles"); }, {}, {}});
+  rows.push_back({base + "associativity", name + "associativity", Kind::text, {},
+                  [i](const TopologyFile& t) { return level_text(t, i, "associativity"); }, {}});
+  rows.push_back({base + "sets", name + "sets", Kind::count,
+                  [i](const TopologyFile& t) { return level_number(t, i, "sets"); }, {}, {}});
+  rows.push_back({base + "scope", name + "scope", Kind::text, {},
+                  [i](const TopologyFile& t) { return level_text(t, i, "scope"); }, {}});
 }
 
 std::vector<RowSpec> row_specs() {
@@ -169,6 +224,8 @@ std::vector<RowSpec> row_specs() {
                     return std::nullopt;
                   },
                   {}, {}});
+  // Levels past the fourth would get rows of their own too; no GPU so far has shown one.
+  for (std::size_t i = 0; i < 4; ++i) add_tlb_level_rows(rows, i);
   rows.push_back({"tlb.page_bytes", "page size", Kind::bytes,
                   [](const TopologyFile& t) -> std::optional<double> {
                     if (!t.topology.contains("tlb") || !t.topology["tlb"].is_object()) return std::nullopt;
@@ -176,7 +233,16 @@ std::vector<RowSpec> row_specs() {
                     if (tlb.contains("page_bytes") && tlb["page_bytes"].is_number()) return tlb["page_bytes"].get<double>();
                     return std::nullopt;
                   },
-                  {}, {}});
+                  // A bound only ("at most 2 MiB"): compared as text.
+                  [](const TopologyFile& t) -> std::optional<std::string> {
+                    if (!t.topology.contains("tlb") || !t.topology["tlb"].is_object()) return std::nullopt;
+                    const json& tlb = t.topology["tlb"];
+                    if (tlb.contains("page_bytes") && tlb["page_bytes"].is_number()) return std::nullopt;
+                    if (tlb.contains("page_at_most_bytes") && tlb["page_at_most_bytes"].is_number())
+                      return "at most " + bytes_text(tlb["page_at_most_bytes"].get<double>());
+                    return std::nullopt;
+                  },
+                  {}});
   // Every bandwidth figure, read and write of each level.
   for (const auto& m : bandwidth_measures()) {
     const std::string key = m.key;
@@ -279,7 +345,8 @@ std::string number_text(Kind k, double v) {
   switch (k) {
     case Kind::bytes:
     case Kind::size: return bytes_text(v);
-    case Kind::cycles: return fmt::format("{:.1f}", v);
+    case Kind::cycles:
+    case Kind::penalty: return fmt::format("{:.1f}", v);
     case Kind::gbps: return fmt::format("{:.0f}", v);
     case Kind::mhz: return fmt::format("{:.0f}", v);
     case Kind::count:
@@ -299,6 +366,75 @@ double median(std::vector<double> v) {
   std::sort(v.begin(), v.end());
   const std::size_t n = v.size();
   return n % 2 == 1 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
+}
+
+// Range rows: runs of one GPU agree when one value lies in every run's range; GPUs
+// differ when their runs' ranges (each group's hull) share no value.
+void compare_ranges(CompareRow& row, Kind kind, const Comparison& c, const std::vector<std::size_t>& group_of) {
+  row.tolerance = 0;
+  row.tolerance_source = "ranges share a value";
+  std::vector<std::optional<Range>> hulls;
+  for (std::size_t g = 0; g < c.devices.size(); ++g) {
+    CompareRow::Group group;
+    group.device = c.devices[g];
+    std::optional<Range> common, hull;
+    std::size_t present = 0;
+    for (std::size_t i = 0; i < c.inputs.size(); ++i) {
+      if (group_of[i] != g) continue;
+      group.inputs.push_back(i);
+      if (!row.ranges[i]) continue;
+      ++present;
+      const Range& r = *row.ranges[i];
+      common = common ? Range{std::max(common->first, r.first), std::min(common->second, r.second)} : r;
+      hull = hull ? Range{std::min(hull->first, r.first), std::max(hull->second, r.second)} : r;
+    }
+    group.stable = present == group.inputs.size() && (!common || common->first <= common->second);
+    if (hull && present >= 2) group.spread = hull->second - hull->first;
+    row.groups.push_back(group);
+    hulls.push_back(hull);
+  }
+  std::vector<std::string> parts, present, absent;
+  std::optional<std::size_t> ref;
+  for (std::size_t g = 0; g < row.groups.size(); ++g) {
+    if (!hulls[g]) {
+      absent.push_back(short_device(row.groups[g].device));
+      continue;
+    }
+    present.push_back(short_device(row.groups[g].device));
+    if (!ref) {
+      ref = g;
+      continue;
+    }
+    const Range& a = *hulls[*ref];
+    const Range& b = *hulls[g];
+    if (b.first > a.second || a.first > b.second) {
+      row.differs = true;
+      auto text = [&](const Range& r) {
+        return r.first == r.second ? number_text(kind, r.first)
+                                   : number_text(kind, r.first) + " .. " + number_text(kind, r.second);
+      };
+      parts.push_back(fmt::format("{} {} vs {} {}", short_device(row.groups[g].device), text(b),
+                                  short_device(row.groups[*ref].device), text(a)));
+    }
+  }
+  auto join = [](const std::vector<std::string>& v, const char* sep) {
+    std::string out;
+    for (const auto& x : v) out += (out.empty() ? "" : sep) + x;
+    return out;
+  };
+  std::string verdict;
+  if (row.differs) verdict = "**differs**: " + join(parts, "; ");
+  else if (row.groups.size() > 1 && !absent.empty()) verdict = "measured on " + join(present, ", ") + " only";
+  else if (row.groups.size() > 1) verdict = "same";
+  for (const auto& g : row.groups) {
+    std::size_t measured = 0;
+    for (std::size_t i : g.inputs) measured += row.ranges[i] ? 1 : 0;
+    if (g.inputs.size() < 2 || measured == 0) continue;
+    const std::string s = g.stable ? fmt::format("{} runs of {} stable", g.inputs.size(), short_device(g.device))
+                                   : fmt::format("{} differs between its {} runs", short_device(g.device), g.inputs.size());
+    verdict += (verdict.empty() ? "" : "; ") + s;
+  }
+  row.verdict = verdict.empty() ? "-" : verdict;
 }
 
 }  // namespace
@@ -360,12 +496,24 @@ Comparison compare_topologies(std::vector<TopologyFile> inputs, const std::strin
     for (const auto& t : c.inputs) {
       std::optional<double> n = spec.number ? spec.number(t) : std::nullopt;
       std::optional<std::string> text = spec.text ? spec.text(t) : std::nullopt;
+      const std::optional<Range> range = spec.range ? spec.range(t) : std::nullopt;
+      if (range && !text)
+        text = range->first == range->second
+                   ? number_text(spec.kind, range->first)
+                   : number_text(spec.kind, range->first) + " .. " + number_text(spec.kind, range->second);
       if (n && !text) text = number_text(spec.kind, *n);
-      any = any || n || text;
+      any = any || n || text || range;
       row.numbers.push_back(n);
       row.texts.push_back(text);
+      row.ranges.push_back(range);
     }
     if (!any) continue;
+
+    if (spec.range) {
+      compare_ranges(row, spec.kind, c, group_of);
+      c.rows.push_back(std::move(row));
+      continue;
+    }
 
     // Tolerance.
     double max_value = 0;
@@ -417,6 +565,13 @@ Comparison compare_topologies(std::vector<TopologyFile> inputs, const std::strin
       case Kind::gbps:
         row.tolerance = 0.02 * max_value;
         row.tolerance_source = "noise floor: 2 %";
+        break;
+      case Kind::penalty:
+        // A TLB miss penalty is a step between latency levels, read from a few pages
+        // (or their means) at one stride: the footprint analysis itself holds two
+        // readings within a third for one level (analyzers/stats/tlb_footprint.cpp).
+        row.tolerance = std::max(2.0, 0.1 * max_value);
+        row.tolerance_source = "TLB penalty: 10 %, at least 2 cycles";
         break;
       default:
         row.tolerance = 0;
@@ -589,7 +744,8 @@ std::string comparison_markdown(const Comparison& c) {
     }
   }
   out += "\nTolerances: a size search's step (its spec's resolution, at least the stride); latencies 1 % (at least "
-         "0.5 cycles); bandwidths 2 %; everything else exact. Between GPUs a difference counts beyond the tolerance "
+         "0.5 cycles); bandwidths 2 %; TLB miss penalties 10 % (at least 2 cycles); a TLB level's entries and "
+         "coverage, which may be ranges, agree when the ranges share a value; everything else exact. Between GPUs a difference counts beyond the tolerance "
          "or either GPU's spread over its runs, whichever is larger.\n";
   return out;
 }
@@ -624,7 +780,11 @@ json comparison_json(const Comparison& c) {
              {"tolerance_source", r.tolerance_source}, {"differs", r.differs}, {"verdict", r.verdict}};
     row["values"] = json::array();
     for (std::size_t i = 0; i < r.texts.size(); ++i) {
-      if (r.numbers[i])
+      if (i < r.ranges.size() && r.ranges[i])
+        row["values"].push_back(r.ranges[i]->first == r.ranges[i]->second
+                                    ? json(r.ranges[i]->first)
+                                    : json::array({r.ranges[i]->first, r.ranges[i]->second}));
+      else if (r.numbers[i])
         row["values"].push_back(*r.numbers[i]);
       else if (r.texts[i])
         row["values"].push_back(*r.texts[i]);

@@ -8,6 +8,7 @@
 // spread stays within the tolerance.
 #include <optional>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include <nlohmann/json.hpp>
@@ -22,6 +23,9 @@ struct CompareRow {
   std::string unit;   // "B", "cycles", "GB/s", "" (counts), "text"
   std::vector<std::optional<double>> numbers;       // per input (numeric rows)
   std::vector<std::optional<std::string>> texts;    // per input, formatted for tables
+  // Range rows (a TLB level's entries, its coverage): per input [lo, hi], an exact
+  // figure as [v, v]. Runs agree when their ranges share a value.
+  std::vector<std::optional<std::pair<double, double>>> ranges;
   double tolerance = 0;                             // absolute, in the row's unit
   std::string tolerance_source;                     // "search step 128 B (l1_size: 0.1 %)", ...
   struct Group {

@@ -7,6 +7,7 @@
 #include <cstdio>
 #include <sstream>
 
+#include "engine/report/report_format.hpp"
 #include "engine/spec/units.hpp"
 #include "engine/topology/topology_result.hpp"
 
@@ -114,6 +115,8 @@ TopologyTable topology_cache_table(const json& r) {
       sets = num(c, "sets");
       sets += " x " + (c.contains("ways") ? (c["ways"].is_number() ? num(c, "ways", "%g") : std::string("?")) : "?");
     }
+    else if (c.contains("sets_note"))
+      sets = "?";  // measured, not determined: the reason is under the table
     if (key == "shared" && c.contains("banks"))
       sets = num(c, "banks") + " banks x " + num(c, "bank_width_bytes") + " B";
     std::string shared_with = "-";
@@ -157,8 +160,8 @@ std::string coverage_cell(const json& l) {
   if (l.contains("coverage_bytes") && l["coverage_bytes"].is_number()) return size_of(l, "coverage_bytes");
   if (l.contains("coverage_range_bytes") && l["coverage_range_bytes"].is_array() &&
       l["coverage_range_bytes"].size() == 2)
-    return format_bytes(l["coverage_range_bytes"][0].get<std::uint64_t>()) + " .. " +
-           format_bytes(l["coverage_range_bytes"][1].get<std::uint64_t>());
+    return report::binary_size_text(l["coverage_range_bytes"][0].get<double>()) + " .. " +
+           report::binary_size_text(l["coverage_range_bytes"][1].get<double>());
   return "-";
 }
 
@@ -401,6 +404,8 @@ std::vector<std::string> topology_cache_structure_lines(const json& r) {
                     c["stage_profile"]["summary"].get<std::string>());
     if (c.contains("conflict") && c["conflict"].contains("summary"))
       out.push_back(label + " at large strides: " + c["conflict"]["summary"].get<std::string>());
+    if (!(c.contains("sets") && c["sets"].is_number()) && c.contains("sets_note") && c["sets_note"].is_string())
+      out.push_back(label + " sets x ways: undetermined: " + c["sets_note"].get<std::string>());
   }
   return out;
 }

@@ -124,3 +124,42 @@ TEST_CASE("footprint: a knee read from means a grid step late stays in its level
   CHECK(levels[0].coverage_lo <= 256 * kMiB);
   CHECK(levels[0].coverage_hi >= 256 * kMiB);
 }
+
+TEST_CASE("footprint: brackets that only touch leave the coverage as wide as both") {
+  // An H200 card's topology (results/h200, l2_final): at 64 MiB the knee came one grid
+  // step from both readings of the 32 MiB knee (halves: 1024, stays: 2048). Joined
+  // loosely as "halves", the two brackets meet only at their edges (90.4-90.5 GiB);
+  // every other card reads 2048 slots of 32 MiB at both strides (64 GiB).
+  std::vector<StrideKnee> knees;
+  const std::vector<std::tuple<std::uint64_t, std::uint64_t, std::uint64_t, double, bool>> seen{
+      {33554464, 2048, 2896, 95.6, true},
+      {67108896, 1448, 2048, 103, false},
+      {134217760, 1448, 2048, 103, false},
+      {268435488, 1448, 2048, 96, false}};
+  for (const auto& [stride, clean, missing, penalty, means] : seen) {
+    StrideKnee k{stride, clean, missing, penalty, means};
+    k.tag = knees.size();
+    knees.push_back(k);
+  }
+  std::vector<std::string> notes;
+  const auto levels = footprint_levels(knees, notes);
+  REQUIRE(levels.size() == 1);
+  const auto& L = levels[0];
+  // Both brackets stay possible: 64 GiB (2048 x 32 MiB) and the 64 MiB knee's.
+  CHECK(L.coverage_lo <= 2047ull * 33554464 + 1);
+  CHECK(L.coverage_hi >= 2047ull * 67108896);
+  // The contact alone (about one 32 MiB slot wide) is not reported.
+  CHECK(L.coverage_hi - L.coverage_lo > 67108896);
+  bool said = false;
+  for (const auto& n : notes) said = said || n.find("only touch") != std::string::npos;
+  CHECK(said);
+
+  // Brackets that agree (a clean halving) are still narrowed to what they share.
+  std::vector<StrideKnee> halving{{33554464, 2048, 2896, 95, true}, {67108896, 1024, 1448, 96, true},
+                                  {134217760, 1024, 1448, 96, true}};
+  notes.clear();
+  const auto agreed = footprint_levels(halving, notes);
+  REQUIRE(agreed.size() == 1);
+  CHECK(agreed[0].coverage_lo == 2047ull * 33554464 + 1);
+  CHECK(agreed[0].coverage_hi == 1447ull * 67108896);
+}

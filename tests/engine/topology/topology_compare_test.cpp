@@ -167,3 +167,53 @@ TEST_CASE("compare: every bandwidth figure, read and write, beside each other") 
   CHECK(row(c, "bandwidth.l2_write").differs);           // 22 % apart
   CHECK_FALSE(row(c, "bandwidth.global_write").differs);  // within 2 %
 }
+
+TEST_CASE("compare: TLB levels row by row; entries and coverage that are ranges agree when they overlap") {
+  auto with = [](const std::string& name, json l2) {
+    TopologyFile t = synthetic(name, 4096, 30.0, "lru");
+    json l1{{"entries", 16}, {"reach_bytes", 16777216}, {"coverage_bytes", 268435456},
+            {"miss_penalty_cycles", 9.8}, {"associativity", "full"}, {"sets", 1}};
+    t.topology["tlb"] = {{"levels", json::array({l1, l2})}, {"page_at_most_bytes", 2097152}};
+    return t;
+  };
+  json exact{{"entries", 2048}, {"reach_bytes", 33554432}, {"coverage_bytes", 68719476736.0},
+             {"miss_penalty_cycles", 103.0}, {"associativity", "full"}};
+  json range = exact;
+  range.erase("entries");
+  range.erase("coverage_bytes");
+  range["entries_range"] = {2048, 2049};
+  range["coverage_range_bytes"] = {68685987809.0, 68753096736.0};
+  range["miss_penalty_cycles"] = 93.6;
+  json other = exact;
+  other["entries"] = 1448;
+  other["coverage_bytes"] = 48586817536.0;
+  const Comparison c = compare_topologies({with("GPU-A-1", exact), with("GPU-A-2", range), with("GPU-B-1", other)},
+                                          "/nonexistent");
+  const CompareRow& entries = row(c, "tlb.levels[1].entries");
+  CHECK(entries.label == "TLB L2 entries");
+  CHECK(entries.texts[1] == std::string("2048 .. 2049"));
+  REQUIRE(entries.groups.size() == 2);
+  CHECK(entries.groups[0].stable);  // 2048 lies in 2048 .. 2049
+  CHECK(entries.differs);           // 1448 lies in neither
+  CHECK(row(c, "tlb.levels[1].coverage_bytes").groups[0].stable);
+  CHECK(row(c, "tlb.levels[1].coverage_bytes").texts[0] == std::string("64 GiB"));
+  // Penalties: 93.6 and 103 within 10 %; the first level's the same in every run.
+  CHECK(row(c, "tlb.levels[1].miss_penalty_cycles").groups[0].stable);
+  CHECK_FALSE(row(c, "tlb.levels[0].entries").differs);
+  CHECK(row(c, "tlb.levels[0].reach_bytes").texts[0] == std::string("16 MiB"));
+  // A page bound, compared as text.
+  CHECK(row(c, "tlb.page_bytes").texts[0] == std::string("at most 2 MiB"));
+  CHECK_FALSE(row(c, "tlb.page_bytes").differs);
+  // JSON keeps a range as [lo, hi].
+  const json j = comparison_json(c);
+  bool found = false;
+  for (const auto& r : j["rows"])
+    if (r["key"] == "tlb.levels[1].entries") found = r["values"][1] == json::array({2048.0, 2049.0});
+  CHECK(found);
+
+  // Two runs whose ranges share no value are not stable.
+  json apart = exact;
+  apart["entries"] = 2050;
+  const Comparison d = compare_topologies({with("GPU-A-1", exact), with("GPU-A-2", apart)}, "/nonexistent");
+  CHECK_FALSE(row(d, "tlb.levels[1].entries").groups[0].stable);
+}

@@ -148,7 +148,7 @@ TEST_CASE("TLB rows: entries and coverage as ranges, a lower bound on the sets; 
               {"page_note", "saturates at 32 MiB, which is no page size"}};
   const auto t = topology_tlb_table(r);
   REQUIRE(t.rows.size() == 1);
-  CHECK(t.rows[0] == std::vector<std::string>{"L1", "4096-5792", "-", "8 GiB .. 11584 MiB", "200", ">= 64 sets x 16", "-", "-"});
+  CHECK(t.rows[0] == std::vector<std::string>{"L1", "4096-5792", "-", "8 GiB .. 11.3125 GiB", "200", ">= 64 sets x 16", "-", "-"});
   // A level whose sets are open: the entries it would have as one set; misses that grow
   // gradually past its entries: not LRU.
   json open = r;
@@ -259,4 +259,18 @@ TEST_CASE("cache structure lines: the conflict step's summary after the stage pr
   const auto lines = topology_cache_structure_lines(r);
   REQUIRE(lines.size() == 2);
   CHECK(lines[1] == "L1 data at large strides: no conflict: >= 128 at 128 KiB apart all hit");
+}
+
+TEST_CASE("sets x ways measured but not determined: '?' in the table, the reason under it") {
+  const json r{{"caches",
+                {{"l1", {{"size_bytes", 246784},
+                         {"sets_note", "the missed-line staircase is not a stage-method geometry"}}},
+                 {"texture", {{"size_bytes", 246784}, {"sets", 4}, {"ways", 482}}}}}};
+  const auto t = topology_cache_table(r);
+  REQUIRE(t.rows.size() == 2);
+  CHECK(t.rows[0][8] == "?");
+  CHECK(t.rows[1][8] == "4 x 482");
+  const auto lines = topology_cache_structure_lines(r);
+  REQUIRE(lines.size() == 1);
+  CHECK(lines[0] == "L1 data sets x ways: undetermined: the missed-line staircase is not a stage-method geometry");
 }
