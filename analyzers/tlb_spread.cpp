@@ -22,6 +22,15 @@
 // that reads clean after one that missed.
 // The penalty per stride comes from the topology (parameter `penalties`:
 // "STRIDE:CYCLES ..."); without it, a series' own largest rise.
+//
+// A point that rises a little bounds the slots that fit from below, by the pigeonhole
+// principle: N slots, each needing an entry, through a level that holds C < N of them,
+// miss at least N - C accesses of every N, whatever it replaces. Each miss costs at least
+// what one costs at this stride: no less than the largest rise of the series (its share
+// of missing accesses is at most one) and, taken no higher, the level's penalty. So a
+// mean rise r (plus its noise) over every slot of the point gives C >= N (1 - r / cost):
+// slots past one set's entries that still fit show several sets, where a rise under a
+// tenth of the penalty names no point of its own.
 #include <algorithm>
 #include <cmath>
 #include <limits>
@@ -42,6 +51,7 @@ struct SpreadPoint {
   std::uint64_t slots = 0;
   stats::SampleMean first;  // on the slots of the series' first point
   stats::SampleMean added;  // on the slots it lacks
+  stats::SampleMean all;    // on every slot
 };
 
 // A point's timed accesses past its first pass over its own slots (the pass that loads
@@ -58,6 +68,9 @@ SpreadPoint read_point(const PointTrace& p, std::uint64_t first_slots) {
     (samples[i]->offset_bytes / stride < first_slots ? on_first : on_added).push_back(samples[i]->latency);
   sp.first = stats::sample_mean(on_first);
   sp.added = stats::sample_mean(on_added);
+  std::vector<double> all(on_first);
+  all.insert(all.end(), on_added.begin(), on_added.end());
+  sp.all = stats::sample_mean(all);
   return sp;
 }
 
@@ -163,6 +176,22 @@ class TlbSpreadAnalyzer final : public Analyzer {
     // Every point past the first miss must miss too (a level past its capacity stays
     // past it): otherwise the first miss is noise, and it bounds nothing.
     if (!after_miss.empty() && between.empty()) between = after_miss;
+    // The pigeonhole bound (above): what a miss costs at least, then each point's bound.
+    double cost = 0;
+    for (const auto& p : pts)
+      cost = std::max(cost, p.all.mean - base.mean - z * std::hypot(p.all.se, base.se));
+    if (penalty > 0) cost = std::min(cost, penalty);
+    std::uint64_t at_least = 0, at_least_of = 0;
+    double at_least_rise = 0;
+    if (cost > 0)
+      for (std::size_t i = 0; i < (first_miss ? *first_miss : pts.size()); ++i) {
+        const SpreadPoint& p = pts[i];
+        const double r = std::max(0.0, p.all.mean - base.mean + z * std::hypot(p.all.se, base.se));
+        if (r >= cost) continue;
+        const auto b = static_cast<std::uint64_t>(std::floor(static_cast<double>(p.slots) * (1 - r / cost)));
+        if (b > at_least) at_least = b, at_least_of = p.slots, at_least_rise = p.all.mean - base.mean;
+      }
+    ev["miss_cost_at_least_cycles"] = cost;
     Finding f;
     f.analyzer = name();
     f.unit = "slots";
@@ -184,6 +213,12 @@ class TlbSpreadAnalyzer final : public Analyzer {
                   (clean + 1 == pts.size() ? ", the sweep's largest point" : "");
     }
     if (!between.empty()) f.summary += " (" + between + ")";
+    if (at_least > pts[clean].slots) {
+      f.details["holds_at_least_slots"] = at_least;
+      f.summary += "; at least " + std::to_string(at_least) + " slots fit (pigeonhole: " +
+                   std::to_string(at_least_of) + " slots rise by " + stats::fmt(at_least_rise) +
+                   " cycles, where a miss costs at least +" + stats::fmt(cost) + ")";
+    }
     return f;
   }
 };

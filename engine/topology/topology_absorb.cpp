@@ -556,9 +556,14 @@ void tlb_sets(TopologyResult& r, const Findings& fs) {
       L["miss_penalty_cycles"] = stage;
       L.erase("penalty_note");
     } else {
+      const std::string why =
+          stage < footprint / 2
+              ? "under half the footprint sweep's +" + fmt_number(footprint) + ": a share of its accesses missing"
+              : "with " + fmt_number(100.0 * found["share_missing_one_past"].get<double>()) +
+                    "% of its accesses missing one slot past it (an LRU level misses every one there)";
       L["penalty_note"] = "the stage sweep at " + format_bytes(g->stride) + " saw +" + fmt_number(stage) +
-                          " cycles past its knee, under half the footprint sweep's +" + fmt_number(footprint) +
-                          ": a share of its accesses missing; the footprint sweep's is kept";
+                          " cycles past its knee, " + why + "; the footprint sweep's +" + fmt_number(footprint) +
+                          " is kept";
     }
     std::optional<std::uint64_t> reach;
     if (assoc == "full") {
@@ -617,10 +622,14 @@ void tlb_spread(TopologyResult& r, const Findings& fs) {
     const auto [cov_lo, cov_hi] = coverage_range(L);
     std::uint64_t w_lo = (cov_lo + span - 1) / span, w_hi = cov_hi / span;
     if (w_lo == 0 || w_hi < w_lo) w_lo = g->ways_lo, w_hi = g->ways_hi;
-    const auto c = f.details["clean_slots"].get<std::uint64_t>();
+    // The slots that fit: the last clean point's, or more where the pigeonhole principle
+    // bounds them so (a point that rises too little for fewer to fit: tlb_spread.cpp).
+    const auto clean = f.details["clean_slots"].get<std::uint64_t>();
+    const std::uint64_t c = std::max(clean, f.details.value("holds_at_least_slots", std::uint64_t{0}));
     const std::uint64_t k_lo = std::max<std::uint64_t>(1, (c + w_hi - 1) / w_hi);
     std::optional<std::uint64_t> k_hi;
-    std::string seen = "no miss up to " + std::to_string(c) + " slots";
+    std::string seen = "no miss up to " + std::to_string(clean) + " slots";
+    if (c > clean) seen += ", at least " + std::to_string(c) + " fit (pigeonhole)";
     if (f.details.contains("first_miss_slots")) {
       const auto m = f.details["first_miss_slots"].get<std::uint64_t>();
       seen += ", misses at " + std::to_string(m);

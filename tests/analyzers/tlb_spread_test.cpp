@@ -120,3 +120,33 @@ TEST_CASE("tlb_spread: a series of one point is not read") {
   CHECK(f.value.is_null());
   CHECK(test::reason(f).find("two points") != std::string::npos);
 }
+
+TEST_CASE("tlb_spread: a rise too small for fewer slots to fit bounds them from below (pigeonhole)") {
+  // Two sets of 2048 (4096 slots fit spread over them) with a lower level's +2 cycles at
+  // the larger points: 2356 slots rise by about 2 cycles, beyond the noise but under a
+  // tenth of the penalty, so the point names nothing; one set of 2048 would miss 13 % of
+  // the accesses there (+12 cycles at least). At least about 2300 slots fit: more than
+  // one set's entries. The last point, far past both sets, shows what a miss costs.
+  const Finding f =
+      test::analyze(series(4096, 95, {1843, 2356, 9000}, {0, 2, 2}), "tlb_spread", penalty(95));
+  CAPTURE(f.summary);
+  CHECK(f.details["clean_slots"] == 1843);
+  CHECK(f.details.contains("unclear"));
+  REQUIRE(f.details.contains("holds_at_least_slots"));
+  const auto at_least = f.details["holds_at_least_slots"].get<std::uint64_t>();
+  CHECK(at_least > 2048);
+  CHECK(at_least <= 2356);
+  CHECK(f.summary.find("pigeonhole") != std::string::npos);
+
+  // One set of 2048 with the same lower level's +2: 2356 slots miss 13 %, no such bound.
+  // Nor where no point shows a miss's cost (the series' largest rise is the floor).
+  const Finding weak = test::analyze(series(4096, 95, {1843, 2356, 4711}, {0, 2, 2}), "tlb_spread", penalty(95));
+  CHECK_FALSE(weak.details.contains("holds_at_least_slots"));
+  const Finding one = test::analyze(series(2048, 95, {1843, 2356, 9000}, {0, 2, 2}), "tlb_spread", penalty(95));
+  CHECK_FALSE(one.details.contains("holds_at_least_slots"));
+  // Another level's rise alone (a level that never runs out): the cost of a miss is what
+  // the series shows, no more; a rise as large as it bounds nothing.
+  const Finding other =
+      test::analyze(series(1u << 20, 760, {3686, 4711, 7373}, {0, 10, 12}), "tlb_spread", penalty(760));
+  CHECK_FALSE(other.details.contains("holds_at_least_slots"));
+}

@@ -349,6 +349,21 @@ TEST_CASE("topology absorb: slots spread over the sets tell one set from several
     CHECK(l["spread_note"].get<std::string>().find("2356 slots rise by 9") != std::string::npos);
   }
   {
+    // The same unclear point, but too small a rise for one set: the pigeonhole principle
+    // says at least 2300 fit, more than one set's 2048-2049: at least two sets.
+    TopologyResult r = result("undetermined");
+    absorb::tlb_spread(r, {spread(r, {{"clean_slots", 1843},
+                                      {"first_miss_slots", 3686},
+                                      {"unclear", "2356 slots rise by 2"},
+                                      {"holds_at_least_slots", 2300}})});
+    const json& l = (*r.tlb->levels)[0];
+    CHECK(l["associativity"] == "set-associative");
+    CHECK(l["sets_at_least"] == 2);
+    CHECK(l["sets"].is_null());
+    CHECK(l["entries"].is_null());
+    CHECK(l["spread_note"].get<std::string>().find("at least 2300 fit (pigeonhole)") != std::string::npos);
+  }
+  {
     // An unread series changes nothing but its note.
     TopologyResult r = result("full");
     absorb::tlb_spread(r, {spread(r, {{"reason", "needs two points"}})});
