@@ -638,8 +638,10 @@ void tlb_spread(TopologyResult& r, const Findings& fs) {
       // (N - k W) / N of the accesses past k W, whatever they replace, at the level's
       // penalty; fewer is a penalty that differs at this stride, or another level's
       // misses. The first miss then bounds nothing.
+      // Where the pigeonhole principle accounts for that point (a few misses, too few for
+      // fewer slots to fit), it is read, and the first miss bounds again.
       if (f.details.contains("unclear")) seen += " (" + f.details["unclear"].get<std::string>() + ")";
-      else k_hi = (m + w_lo - 1) / w_lo - 1;
+      if (!f.details.contains("unclear") || c > clean) k_hi = (m + w_lo - 1) / w_lo - 1;
     }
     const std::string ways = w_lo == w_hi ? std::to_string(w_lo) : std::to_string(w_lo) + "-" + std::to_string(w_hi);
     L["spread_note"] = "slots " + apart + ": " + seen + "; " + ways + " fit at the span";
@@ -696,7 +698,8 @@ void tlb_spread(TopologyResult& r, const Findings& fs) {
     }
     if (*k_hi < k_lo) {
       undetermined("spread over the sets, " + seen + ", where one set alone holds " + ways +
-                   ": no whole number of sets fits");
+                   ": no whole number of sets fits" +
+                   (k_lo >= 2 ? " (more slots fit than one set holds: not fully associative)" : ""));
       continue;
     }
     if (*k_hi > k_lo) {

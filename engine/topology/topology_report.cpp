@@ -115,10 +115,13 @@ TopologyReport write_topology_report(const std::string& topology_dir, const repo
   if (auto t = topology_tlb_table(r); !t.rows.empty()) extras.tables.push_back(as_report_table(t));
   else if (r.contains("tlb") && r["tlb"].contains("levels_note"))
     extras.tables.push_back(as_report_table(t, "No TLB level found: " + r["tlb"]["levels_note"].get<std::string>()));
-  if (const std::string page = topology_page_line(r); !page.empty() && !extras.tables.empty()) {
-    std::string& note = extras.tables.back().note;
-    note += std::string(note.empty() ? "" : " ") + page + ".";
-  }
+  std::vector<std::string> tlb_notes = topology_tlb_structure_lines(r);
+  tlb_notes.push_back(topology_page_line(r));
+  for (const std::string& line : tlb_notes)
+    if (!line.empty() && !extras.tables.empty()) {
+      std::string& note = extras.tables.back().note;
+      note += std::string(note.empty() ? "" : " ") + line + ".";
+    }
   if (auto t = topology_bandwidth_table(r); !t.rows.empty()) extras.tables.push_back(as_report_table(t));
   std::string unread;
   for (const auto& s : out.skipped) unread += "\n- not in the report: " + s;

@@ -188,6 +188,7 @@ std::string sets_cell(const json& l) {
   }
   if (l.contains("sets_at_least") && l["sets_at_least"].is_number())
     return ">= " + num(l, "sets_at_least") + " sets" + (l.contains("ways") && l["ways"].is_number() ? " x " + num(l, "ways") : "");
+  if (l.value("associativity", "") == "undetermined" && l.contains("sets_note")) return "?";
   return "-";
 }
 
@@ -221,6 +222,18 @@ TopologyTable topology_tlb_table(const json& r) {
                         num(l, "miss_penalty_cycles"), sets_cell(l), scope_cell(l, r), tlb_policy_cell(l)});
     }
   return t;
+}
+
+std::vector<std::string> topology_tlb_structure_lines(const json& r) {
+  std::vector<std::string> out;
+  if (!r.contains("tlb") || !r["tlb"].contains("levels")) return out;
+  const json& levels = r["tlb"]["levels"];
+  for (std::size_t i = 0; i < levels.size(); ++i) {
+    const json& l = levels[i];
+    if (sets_cell(l) == "?" && l["sets_note"].is_string())
+      out.push_back("TLB L" + std::to_string(i + 1) + " sets: undetermined: " + l["sets_note"].get<std::string>());
+  }
+  return out;
 }
 
 std::string topology_page_line(const json& r) {
@@ -426,6 +439,7 @@ std::string topology_table(const json& r) {
   if (const auto tlb = topology_tlb_table(r); !tlb.rows.empty()) os << "\nTLB\n" << render_padded(tlb);
   else if (r.contains("tlb") && r["tlb"].contains("levels_note"))
     os << "\nTLB: no level found: " << r["tlb"]["levels_note"].get<std::string>() << "\n";
+  for (const std::string& line : topology_tlb_structure_lines(r)) os << line << "\n";
   if (const std::string page = topology_page_line(r); !page.empty()) os << page << "\n";
   if (const auto bw = topology_bandwidth_table(r); !bw.rows.empty()) os << "\nbandwidth\n" << render_padded(bw);
 

@@ -21,6 +21,9 @@ std::string topology_headline(const nlohmann::json& result);
 TopologyTable topology_cache_table(const nlohmann::json& result);
 // TLB levels and page size; L2 hit levels; bandwidths; experiments that did not complete.
 TopologyTable topology_tlb_table(const nlohmann::json& result);
+// Per TLB level whose sets the steps measured but could not name: "TLB L3 sets:
+// undetermined: <why>" (the table shows "?").
+std::vector<std::string> topology_tlb_structure_lines(const nlohmann::json& result);
 // "page size: 2 MiB (scattered frames); over one allocation ...", "page size:
 // undetermined: why", or "" without a page step.
 std::string topology_page_line(const nlohmann::json& result);

@@ -350,18 +350,40 @@ TEST_CASE("topology absorb: slots spread over the sets tell one set from several
   }
   {
     // The same unclear point, but too small a rise for one set: the pigeonhole principle
-    // says at least 2300 fit, more than one set's 2048-2049: at least two sets.
+    // says at least 2300 fit, more than one set's 2048-2049; then the first miss bounds
+    // again: two sets (4096-4098 slots) would hold 3686, so no whole number fits.
     TopologyResult r = result("undetermined");
     absorb::tlb_spread(r, {spread(r, {{"clean_slots", 1843},
                                       {"first_miss_slots", 3686},
                                       {"unclear", "2356 slots rise by 2"},
                                       {"holds_at_least_slots", 2300}})});
     const json& l = (*r.tlb->levels)[0];
+    CHECK(l["associativity"] == "undetermined");
+    CHECK(l["sets"].is_null());
+    CHECK(l["spread_note"].get<std::string>().find("at least 2300 fit (pigeonhole)") != std::string::npos);
+    CHECK(l["sets_note"].get<std::string>().find("not fully associative") != std::string::npos);
+  }
+  {
+    // Pigeonhole past one set, and no miss up to the sweep's end: at least two sets.
+    TopologyResult r = result("undetermined");
+    absorb::tlb_spread(r, {spread(r, {{"clean_slots", 1843},
+                                      {"unclear", "2356 slots rise by 2"},
+                                      {"holds_at_least_slots", 2300}})});
+    const json& l = (*r.tlb->levels)[0];
     CHECK(l["associativity"] == "set-associative");
     CHECK(l["sets_at_least"] == 2);
-    CHECK(l["sets"].is_null());
     CHECK(l["entries"].is_null());
-    CHECK(l["spread_note"].get<std::string>().find("at least 2300 fit (pigeonhole)") != std::string::npos);
+  }
+  {
+    // Pigeonhole past one set and a first miss past two sets' entries: two sets.
+    TopologyResult r = result("undetermined");
+    absorb::tlb_spread(r, {spread(r, {{"clean_slots", 1843},
+                                      {"first_miss_slots", 4712},
+                                      {"unclear", "2356 slots rise by 2"},
+                                      {"holds_at_least_slots", 2300}})});
+    const json& l = (*r.tlb->levels)[0];
+    CHECK(l["associativity"] == "set-associative");
+    CHECK(l["sets"] == 2);
   }
   {
     // An unread series changes nothing but its note.

@@ -274,3 +274,21 @@ TEST_CASE("sets x ways measured but not determined: '?' in the table, the reason
   REQUIRE(lines.size() == 1);
   CHECK(lines[0] == "L1 data sets x ways: undetermined: the missed-line staircase is not a stage-method geometry");
 }
+
+TEST_CASE("a TLB level whose sets were measured but not named: '?' and the reason under the table") {
+  json r = sample_result();
+  r["tlb"] = {{"levels",
+               {{{"entries", 16}, {"reach_bytes", 16777216}, {"coverage_bytes", 268435456}, {"miss_penalty_cycles", 9},
+                 {"associativity", "full"}, {"sets_note", "one set, as the footprint sweep read it"}},
+                {{"entries", nullptr}, {"coverage_range_bytes", {274877906944.0, 275146473600.0}},
+                 {"miss_penalty_cycles", 761}, {"associativity", "undetermined"},
+                 {"sets_note", "spread over the sets, ...: no whole number of sets fits"}}}}};
+  const auto t = topology_tlb_table(r);
+  REQUIRE(t.rows.size() == 2);
+  CHECK(t.rows[0][5] == "full");
+  CHECK(t.rows[1][5] == "?");
+  const auto lines = topology_tlb_structure_lines(r);
+  REQUIRE(lines.size() == 1);
+  CHECK(lines[0] == "TLB L2 sets: undetermined: spread over the sets, ...: no whole number of sets fits");
+  CHECK(topology_table(r).find("TLB L2 sets: undetermined") != std::string::npos);
+}
