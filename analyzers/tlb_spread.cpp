@@ -25,12 +25,15 @@
 //
 // A point that rises a little bounds the slots that fit from below, by the pigeonhole
 // principle: N slots, each needing an entry, through a level that holds C < N of them,
-// miss at least N - C accesses of every N, whatever it replaces. Each miss costs at least
-// what one costs at this stride: no less than the largest rise of the series (its share
-// of missing accesses is at most one) and, taken no higher, the level's penalty. So a
-// mean rise r (plus its noise) over every slot of the point gives C >= N (1 - r / cost):
-// slots past one set's entries that still fit show several sets, where a rise under a
-// tenth of the penalty names no point of its own.
+// miss at least N - C accesses of every N, whatever it replaces. A miss is taken to cost
+// what one costs at the series' first miss: at least its rise (its share of missing
+// accesses is at most one), no more than the level's penalty. So a mean rise r (plus its
+// noise) at an earlier point gives C >= N (1 - r / cost): slots past one set's entries
+// that still fit show several sets, where a rise under a tenth of the penalty names no
+// point of its own. No first miss, or one a later point contradicts: no bound. What the
+// bound assumes is that a miss of the level costs no less at the earlier point than at the
+// first miss (the level's own penalty at both; a cost that fell tenfold towards smaller
+// footprints would be another level's).
 #include <algorithm>
 #include <cmath>
 #include <limits>
@@ -176,20 +179,28 @@ class TlbSpreadAnalyzer final : public Analyzer {
     // Every point past the first miss must miss too (a level past its capacity stays
     // past it): otherwise the first miss is noise, and it bounds nothing.
     if (!after_miss.empty() && between.empty()) between = after_miss;
-    // The pigeonhole bound (above): what a miss costs at least, then each point's bound.
+    // The pigeonhole bound (above): what a miss costs at least, read at the first miss (the
+    // nearest point whose misses show their cost: a cost that grows with the footprint, as a
+    // page walk's may, is no larger there than at later points), then each earlier point's
+    // bound. A first miss that a later point contradicts shows no cost at all.
     double cost = 0;
-    for (const auto& p : pts)
-      cost = std::max(cost, p.all.mean - base.mean - z * std::hypot(p.all.se, base.se));
-    if (penalty > 0) cost = std::min(cost, penalty);
+    if (first_miss && after_miss.empty()) {
+      const SpreadPoint& m = pts[*first_miss];
+      cost = m.all.mean - base.mean - z * std::hypot(m.all.se, base.se);
+      if (penalty > 0) cost = std::min(cost, penalty);
+    }
     std::uint64_t at_least = 0, at_least_of = 0;
     double at_least_rise = 0;
     if (cost > 0)
-      for (std::size_t i = 0; i < (first_miss ? *first_miss : pts.size()); ++i) {
+      for (std::size_t i = 0; i < *first_miss; ++i) {
         const SpreadPoint& p = pts[i];
-        const double r = std::max(0.0, p.all.mean - base.mean + z * std::hypot(p.all.se, base.se));
+        // The larger of the rise on every slot and on the first point's: slots added since
+        // lie in another mix of L2 halves, which may pull their mean down.
+        const double rise = std::max(p.all.mean, p.first.mean) - base.mean;
+        const double r = std::max(0.0, rise + z * std::hypot(std::max(p.all.se, p.first.se), base.se));
         if (r >= cost) continue;
         const auto b = static_cast<std::uint64_t>(std::floor(static_cast<double>(p.slots) * (1 - r / cost)));
-        if (b > at_least) at_least = b, at_least_of = p.slots, at_least_rise = p.all.mean - base.mean;
+        if (b > at_least) at_least = b, at_least_of = p.slots, at_least_rise = rise;
       }
     ev["miss_cost_at_least_cycles"] = cost;
     Finding f;
@@ -205,6 +216,7 @@ class TlbSpreadAnalyzer final : public Analyzer {
     if (!between.empty()) f.details["unclear"] = between;
     if (first_miss) {
       f.details["first_miss_slots"] = pts[*first_miss].slots;
+      if (!after_miss.empty()) f.details["first_miss_unconfirmed"] = after_miss;
       f.summary = "slots " + format_bytes(stride) + " apart: no miss up to " + std::to_string(pts[clean].slots) +
                   ", misses at " + std::to_string(pts[*first_miss].slots) + " (+" +
                   stats::fmt(pts[*first_miss].first.mean - base.mean) + " of +" + stats::fmt(penalty) + " cycles)";

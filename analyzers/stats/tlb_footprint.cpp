@@ -66,12 +66,14 @@ void narrow_coverage(FootprintLevel& L, std::vector<std::string>& notes) {
   L.coverage_hi = UINT64_MAX;
   std::uint64_t hull_lo = UINT64_MAX, hull_hi = 0, widest_stride = 0;
   std::size_t shared = 0;
+  std::vector<std::pair<std::uint64_t, std::uint64_t>> brackets;
   for (const auto& k : L.at_coverage) {
     if (cov_lo(k) <= best_at && best_at <= cov_hi(k)) {
       L.coverage_lo = std::max(L.coverage_lo, cov_lo(k));
       L.coverage_hi = std::min(L.coverage_hi, cov_hi(k));
       hull_lo = std::min(hull_lo, cov_lo(k)), hull_hi = std::max(hull_hi, cov_hi(k));
       widest_stride = std::max(widest_stride, k.stride);
+      brackets.emplace_back(cov_lo(k), cov_hi(k));
       ++shared;
     } else {
       notes.push_back("stride " + format_bytes(k.stride) + ": its knee (" + std::to_string(k.clean_slots) +
@@ -81,11 +83,15 @@ void narrow_coverage(FootprintLevel& L, std::vector<std::string>& notes) {
   }
   // Brackets that agree share a good part of their width: each spans at least one of
   // its slots, and the sqrt-2 grid puts the others' edges a fraction of the coverage
-  // apart. Brackets that only touch (a span narrower than one slot of the widest
-  // stride) agree on nothing: a knee a grid step away from both readings of a chain
-  // (halves or stays) meets its neighbour's bracket at an edge, and the coverage
-  // could lie anywhere in either. Keep both, not their contact.
-  if (shared >= 2 && L.coverage_hi - L.coverage_lo + 1 < widest_stride) {
+  // apart; or one lies inside another (then the inner one is what they share). Brackets
+  // that only touch (they cross, and share less than one slot of the widest stride)
+  // agree on nothing: a knee a grid step away from both readings of a chain (halves or
+  // stays) meets its neighbour's bracket at an edge, and the coverage could lie anywhere
+  // in either. Keep both, not their contact.
+  const bool nested = std::any_of(brackets.begin(), brackets.end(), [&](const auto& b) {
+    return b.first == L.coverage_lo && b.second == L.coverage_hi;
+  });
+  if (shared >= 2 && !nested && L.coverage_hi - L.coverage_lo + 1 < widest_stride) {
     notes.push_back("the knees' coverage brackets only touch (at " + format_bytes(L.coverage_lo) + " .. " +
                     format_bytes(L.coverage_hi) + ", under one slot of " + format_bytes(widest_stride) +
                     "): the coverage is left as wide as both, " + format_bytes(hull_lo) + " .. " +

@@ -641,7 +641,8 @@ void tlb_spread(TopologyResult& r, const Findings& fs) {
       // Where the pigeonhole principle accounts for that point (a few misses, too few for
       // fewer slots to fit), it is read, and the first miss bounds again.
       if (f.details.contains("unclear")) seen += " (" + f.details["unclear"].get<std::string>() + ")";
-      if (!f.details.contains("unclear") || c > clean) k_hi = (m + w_lo - 1) / w_lo - 1;
+      if ((!f.details.contains("unclear") || c > clean) && !f.details.contains("first_miss_unconfirmed"))
+        k_hi = (m + w_lo - 1) / w_lo - 1;
     }
     const std::string ways = w_lo == w_hi ? std::to_string(w_lo) : std::to_string(w_lo) + "-" + std::to_string(w_hi);
     L["spread_note"] = "slots " + apart + ": " + seen + "; " + ways + " fit at the span";

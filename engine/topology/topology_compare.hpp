@@ -31,7 +31,9 @@ struct CompareRow {
   struct Group {
     std::string device;
     std::vector<std::size_t> inputs;
-    std::optional<double> spread;  // max - min over the group's runs (numeric, >= 2 values)
+    // max - min over the group's runs (numeric, >= 2 values); for range rows how far the
+    // runs' ranges miss a common value (0 where one value lies in all of them)
+    std::optional<double> spread;
     bool stable = true;            // spread within the tolerance (text: all equal)
   };
   std::vector<Group> groups;

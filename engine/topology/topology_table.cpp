@@ -24,7 +24,7 @@ std::string num(const json& c, const char* key, const char* fmt = "%.0f") {
 }
 
 // In the largest binary unit the size reaches, to 6 significant digits ("148.625 KiB",
-// "35.5781 MiB"), as `dissect compare` shows it: read at a glance, exact for search steps.
+// "35.5781 MiB"), as `dissect compare` shows it; topology.json keeps the bytes.
 std::string size_of(const json& c, const char* key) {
   if (!c.contains(key) || !c[key].is_number()) return "-";
   return report::binary_size_text(c[key].get<double>());

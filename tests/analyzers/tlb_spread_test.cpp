@@ -138,15 +138,27 @@ TEST_CASE("tlb_spread: a rise too small for fewer slots to fit bounds them from 
   CHECK(at_least <= 2356);
   CHECK(f.summary.find("pigeonhole") != std::string::npos);
 
-  // One set of 2048 with the same lower level's +2: 2356 slots miss 13 %, no such bound.
-  // Nor where no point shows a miss's cost (the series' largest rise is the floor).
-  const Finding weak = test::analyze(series(4096, 95, {1843, 2356, 4711}, {0, 2, 2}), "tlb_spread", penalty(95));
-  CHECK_FALSE(weak.details.contains("holds_at_least_slots"));
+  // One set of 2048 with the same lower level's +2: 2356 slots miss 13 % (the first miss),
+  // and no earlier point lies past one set's entries: no bound beyond the clean point.
   const Finding one = test::analyze(series(2048, 95, {1843, 2356, 9000}, {0, 2, 2}), "tlb_spread", penalty(95));
+  CHECK(one.details["first_miss_slots"] == 2356);
   CHECK_FALSE(one.details.contains("holds_at_least_slots"));
-  // Another level's rise alone (a level that never runs out): the cost of a miss is what
-  // the series shows, no more; a rise as large as it bounds nothing.
+  // Another level's rise alone (a level that never runs out): no point misses, so no miss
+  // shows what one costs, and nothing is bounded.
   const Finding other =
       test::analyze(series(1u << 20, 760, {3686, 4711, 7373}, {0, 10, 12}), "tlb_spread", penalty(760));
+  CHECK_FALSE(other.details.contains("first_miss_slots"));
   CHECK_FALSE(other.details.contains("holds_at_least_slots"));
+}
+
+TEST_CASE("tlb_spread: a first miss that a later point contradicts bounds nothing, neither the sets nor a cost") {
+  // 2356 slots rise a little, 4711 miss, then 5000 slots of a level that never runs out:
+  // the miss at 4711 was no level running out.
+  TraceSet t = series(4096, 95, {1843, 2356, 4711}, {0, 2, 2});
+  t.points.push_back(spread_point(3, 5000, 1u << 20, 95, 2));
+  const Finding f = test::analyze(t, "tlb_spread", penalty(95));
+  CAPTURE(f.summary);
+  CHECK(f.details["first_miss_slots"] == 4711);
+  CHECK(f.details.contains("first_miss_unconfirmed"));
+  CHECK_FALSE(f.details.contains("holds_at_least_slots"));
 }

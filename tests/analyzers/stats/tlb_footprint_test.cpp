@@ -154,6 +154,16 @@ TEST_CASE("footprint: brackets that only touch leave the coverage as wide as bot
   for (const auto& n : notes) said = said || n.find("only touch") != std::string::npos;
   CHECK(said);
 
+  // A bracket inside another is what both share, however narrow: (48, 64] MiB at 16 MiB
+  // inside (32, 64] MiB at 32 MiB.
+  std::vector<StrideKnee> nested{{16ull << 20, 4, 5, 30, false}, {32ull << 20, 2, 3, 30, false}};
+  notes.clear();
+  const auto inner = footprint_levels(nested, notes);
+  REQUIRE(inner.size() == 1);
+  CHECK(inner[0].coverage_lo == (48ull << 20) + 1);
+  CHECK(inner[0].coverage_hi == 64ull << 20);
+  for (const auto& n : notes) CHECK(n.find("only touch") == std::string::npos);
+
   // Brackets that agree (a clean halving) are still narrowed to what they share.
   std::vector<StrideKnee> halving{{33554464, 2048, 2896, 95, true}, {67108896, 1024, 1448, 96, true},
                                   {134217760, 1024, 1448, 96, true}};

@@ -253,6 +253,20 @@ TEST_CASE("topology absorb: a level swept at its span above the granule: bounds,
     CHECK(l["entries"].is_null());
     CHECK_FALSE(l.contains("sets_at_least"));
     CHECK(l["miss_penalty_cycles"] == 700.0);  // the footprint sweep's: the stage saw a share
+    CHECK(l["penalty_note"].get<std::string>().find("under half the footprint sweep's +700") != std::string::npos);
+  }
+  {
+    // The same with the stage's penalty near the footprint's, but only 30 % of the accesses
+    // missing one slot past the knee: partial too, and the note says which reading.
+    TopologyResult r = result();
+    absorb::tlb_sets(r, {finding("tlb", 1, {{"levels", {{{"knee_slots", 4102}, {"first_miss_entries", 4103},
+                                                         {"stride_bytes", s}, {"associativity", "set-associative"},
+                                                         {"sets_at_least", 40}, {"share_missing_one_past", 0.3},
+                                                         {"miss_penalty_cycles", 650.0}}}}})});
+    const json& l = (*r.tlb->levels)[0];
+    CHECK(l["miss_penalty_cycles"] == 700.0);
+    CHECK(l["penalty_note"].get<std::string>().find("with 30% of its accesses missing one slot past it") !=
+          std::string::npos);
   }
   {
     // Read as one set by the footprint sweep (entries of the span), the same gradual

@@ -211,9 +211,28 @@ TEST_CASE("compare: TLB levels row by row; entries and coverage that are ranges 
     if (r["key"] == "tlb.levels[1].entries") found = r["values"][1] == json::array({2048.0, 2049.0});
   CHECK(found);
 
-  // Two runs whose ranges share no value are not stable.
+  // The spread of a range row is how far the runs' ranges miss a common value: none here.
+  REQUIRE(entries.groups[0].spread.has_value());
+  CHECK(*entries.groups[0].spread == 0);
+
+  // Two runs whose ranges share no value are not stable; their spread is the gap.
   json apart = exact;
   apart["entries"] = 2050;
   const Comparison d = compare_topologies({with("GPU-A-1", exact), with("GPU-A-2", apart)}, "/nonexistent");
   CHECK_FALSE(row(d, "tlb.levels[1].entries").groups[0].stable);
+  CHECK(*row(d, "tlb.levels[1].entries").groups[0].spread == 2);
+
+  // A page measured within another GPU's bound is no difference; "undetermined" is no figure.
+  TopologyFile paged = with("GPU-B-1", exact);
+  paged.topology["tlb"].erase("page_at_most_bytes");
+  paged.topology["tlb"]["page_bytes"] = 2097152;
+  paged.topology["tlb"]["levels"][1]["associativity"] = "undetermined";
+  const Comparison e = compare_topologies({with("GPU-A-1", exact), paged}, "/nonexistent");
+  CHECK_FALSE(row(e, "tlb.page_bytes").differs);
+  CHECK(row(e, "tlb.page_bytes").texts[1] == std::string("2 MiB"));
+  CHECK_FALSE(row(e, "tlb.levels[1].associativity").differs);
+  CHECK(row(e, "tlb.levels[1].associativity").verdict.find("measured on GPU-A only") != std::string::npos);
+  // A page outside the bound differs.
+  paged.topology["tlb"]["page_bytes"] = 4194304;
+  CHECK(row(compare_topologies({with("GPU-A-1", exact), paged}, "/nonexistent"), "tlb.page_bytes").differs);
 }
