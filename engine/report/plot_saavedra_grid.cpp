@@ -17,7 +17,10 @@ PlotOutput plot_saavedra_grid(const PlotContext& ctx) {
   out.kind = PlotKind::saavedra_grid;
   out.stem = to_string(out.kind);
   out.title = plot_title(out.kind);
-  const SeriesSet set = group_series(ctx.data, "size_bytes", {}, {"stride_bytes"});
+  // One line per stride: counts that only say how long each point ran (a TLB footprint
+  // sweep sets the iterations per point) name no series of their own.
+  const SeriesSet set = group_series(ctx.data, "size_bytes", {"iterations", "warmup", "repeats", "discard"},
+                                     {"stride_bytes"});
 
   DataFile f;
   f.name = out.stem + ".dat";
