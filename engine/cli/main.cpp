@@ -7,8 +7,10 @@
 #include <vector>
 
 #include "engine/cli/cli.hpp"
+#include "engine/core/background_worker.hpp"
 #include "engine/core/diagnostics.hpp"
 #include "engine/core/paths.hpp"
+#include "engine/core/worker_pool.hpp"
 
 namespace {
 
@@ -61,6 +63,14 @@ Specs are YAML files; docs/spec-reference.md describes the language.
 
 int main(int argc, char** argv) {
   using namespace dissect::cli;
+  // Background jobs finish while every static object they may use still exists: the pools
+  // themselves are destroyed with the statics, some of them built after the pools.
+  struct FinishBackgroundJobs {
+    ~FinishBackgroundJobs() {
+      dissect::workers::finish();
+      dissect::background::finish();
+    }
+  } finish_background_jobs;
   std::vector<std::string> full(argv, argv + argc);
   if (argc < 2) {
     std::fputs(kUsage, stderr);

@@ -15,26 +15,34 @@ namespace {
 class Worker {
  public:
   Worker() : thread_([this] { loop(); }) {}
-  ~Worker() {
-    {
-      const std::lock_guard lock(mutex_);
-      stopping_ = true;
-    }
-    wake_.notify_one();
-    thread_.join();  // after the jobs still queued: a bundle's header is never dropped
-  }
+  ~Worker() { finish(); }
   Worker(const Worker&) = delete;
   Worker& operator=(const Worker&) = delete;
 
+  // A job given after finish() runs on a thread of its own.
   std::future<void> submit(std::function<void()> job) {
+    std::unique_lock lock(mutex_);
+    if (stopping_) {
+      lock.unlock();
+      return std::async(std::launch::async, std::move(job));
+    }
     std::packaged_task<void()> task(std::move(job));
     std::future<void> done = task.get_future();
-    {
-      const std::lock_guard lock(mutex_);
-      jobs_.push_back(std::move(task));
-    }
+    jobs_.push_back(std::move(task));
+    lock.unlock();
     wake_.notify_one();
     return done;
+  }
+
+  // Runs the jobs still queued (a bundle's header is never dropped), then stops (once).
+  void finish() {
+    {
+      const std::lock_guard lock(mutex_);
+      if (stopping_) return;
+      stopping_ = true;
+    }
+    wake_.notify_one();
+    thread_.join();
   }
 
  private:
@@ -62,6 +70,8 @@ class Worker {
 // Enough that a bundle storing its last points, the next one and a third rarely share one.
 constexpr std::size_t kLanes = 4;
 
+std::atomic<bool> g_lanes_started{false};
+
 // The process's lane `i`, or null when no thread could be started.
 Worker* worker(std::size_t i) {
   static const std::array<std::unique_ptr<Worker>, kLanes> lanes = [] {
@@ -73,6 +83,7 @@ Worker* worker(std::size_t i) {
       }
     return w;
   }();
+  g_lanes_started.store(true, std::memory_order_release);
   return lanes[i % kLanes].get();
 }
 
@@ -81,6 +92,12 @@ std::atomic<std::size_t> g_next_lane{0};
 }  // namespace
 
 void warm_up() { (void)worker(0); }
+
+void finish() {
+  if (!g_lanes_started.load(std::memory_order_acquire)) return;  // never started: nothing to finish
+  for (std::size_t i = 0; i < kLanes; ++i)
+    if (Worker* w = worker(i)) w->finish();
+}
 
 std::size_t next_lane() { return g_next_lane.fetch_add(1) % kLanes; }
 

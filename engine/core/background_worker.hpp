@@ -18,6 +18,10 @@ void warm_up();
 // The lanes, in turn (0, 1, ..., back to 0): one per bundle.
 std::size_t next_lane();
 
+// Runs the jobs still queued on every lane and stops the lanes; later jobs run on threads of
+// their own. main() calls it before it returns (workers::finish says why).
+void finish();
+
 // Runs `job` on lane `lane` (modulo the lanes), after the jobs given to it before; the
 // future holds the outcome (an exception `job` threw included). When no thread can be
 // had, `job` runs on a thread of its own (std::async), as before the lanes existed.

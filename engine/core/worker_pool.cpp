@@ -5,6 +5,7 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <atomic>
 #include <cerrno>
 #include <condition_variable>
 #include <cstdlib>
@@ -41,28 +42,36 @@ class Pool {
       // Fewer threads than asked for; none at all: run() starts one per job.
     }
   }
-  ~Pool() {
-    {
-      const std::lock_guard lock(mutex_);
-      stopping_ = true;
-    }
-    wake_.notify_all();
-    for (auto& t : threads_) t.join();  // after the jobs still queued
-  }
+  ~Pool() { finish(); }
   Pool(const Pool&) = delete;
   Pool& operator=(const Pool&) = delete;
 
   [[nodiscard]] std::size_t threads() const { return threads_.size(); }
 
+  // A job given after finish() (or with no thread at all) runs on a thread of its own.
   std::future<void> submit(std::function<void()> job, Priority priority) {
+    std::unique_lock lock(mutex_);
+    if (stopping_ || threads_.empty()) {
+      lock.unlock();
+      return std::async(std::launch::async, std::move(job));
+    }
     std::packaged_task<void()> task(std::move(job));
     std::future<void> done = task.get_future();
-    {
-      const std::lock_guard lock(mutex_);
-      (priority == Priority::urgent ? urgent_ : jobs_).push_back(std::move(task));
-    }
+    (priority == Priority::urgent ? urgent_ : jobs_).push_back(std::move(task));
+    lock.unlock();
     wake_.notify_one();
     return done;
+  }
+
+  // Runs the jobs still queued, then stops the threads (once).
+  void finish() {
+    {
+      const std::lock_guard lock(mutex_);
+      if (stopping_) return;
+      stopping_ = true;
+    }
+    wake_.notify_all();
+    for (auto& t : threads_) t.join();
   }
 
  private:
@@ -103,8 +112,11 @@ class Pool {
   std::vector<std::thread> threads_;  // last: started when the rest is ready
 };
 
+std::atomic<bool> g_pool_started{false};
+
 Pool& pool() {
   static Pool p(wanted_threads());
+  g_pool_started.store(true, std::memory_order_release);
   return p;
 }
 
@@ -114,10 +126,10 @@ std::size_t size() { return std::max<std::size_t>(1, pool().threads()); }
 
 bool on_worker() { return on_pool_thread; }
 
-std::future<void> run(std::function<void()> job, Priority priority) {
-  Pool& p = pool();
-  if (p.threads() > 0) return p.submit(std::move(job), priority);
-  return std::async(std::launch::async, std::move(job));
+std::future<void> run(std::function<void()> job, Priority priority) { return pool().submit(std::move(job), priority); }
+
+void finish() {
+  if (g_pool_started.load(std::memory_order_acquire)) pool().finish();  // never started: nothing to finish
 }
 
 }  // namespace dissect::workers

@@ -36,6 +36,12 @@ enum class Priority { normal, urgent };
 // When no thread can be had, it runs on a thread of its own (std::async).
 std::future<void> run(std::function<void()> job, Priority priority = Priority::normal);
 
+// Runs the jobs still queued and stops the workers; later jobs run on threads of their own.
+// main() calls it before it returns: the pool itself lives until static objects are
+// destroyed, and a job it ran then could use one destroyed before it (a registry built
+// after the pool).
+void finish();
+
 // The same with a result.
 template <class F>
 auto submit(F f) -> std::future<std::invoke_result_t<F&>> {
