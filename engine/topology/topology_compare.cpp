@@ -376,6 +376,37 @@ double median(std::vector<double> v) {
   return n % 2 == 1 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
 }
 
+// A row's verdict: how the GPUs compare (`parts`: the differences found; `present` and
+// `absent`: the GPUs that measured the row and those that did not), then each GPU's repeat
+// runs. `spread_amount`: an unstable group says by how much its runs vary (numeric rows).
+std::string compose_verdict(const CompareRow& row, Kind kind, bool spread_amount, const std::vector<std::string>& parts,
+                            const std::vector<std::string>& present, const std::vector<std::string>& absent) {
+  auto join = [](const std::vector<std::string>& v, const char* sep) {
+    std::string out;
+    for (const auto& x : v) out += (out.empty() ? "" : sep) + x;
+    return out;
+  };
+  std::string verdict;
+  if (row.differs) verdict = "**differs**: " + join(parts, "; ");
+  else if (row.groups.size() > 1 && !absent.empty()) verdict = "measured on " + join(present, ", ") + " only";
+  else if (row.groups.size() > 1) verdict = "same";
+  for (const auto& g : row.groups) {
+    std::size_t measured = 0;
+    for (std::size_t i : g.inputs) measured += row.texts[i] ? 1 : 0;
+    if (g.inputs.size() < 2 || measured == 0) continue;
+    std::string s;
+    if (g.stable)
+      s = fmt::format("{} runs of {} stable", g.inputs.size(), short_device(g.device));
+    else if (spread_amount && g.spread)
+      s = fmt::format("{} varies by {} over {} runs", short_device(g.device), amount_text(kind, *g.spread),
+                      g.inputs.size());
+    else
+      s = fmt::format("{} differs between its {} runs", short_device(g.device), g.inputs.size());
+    verdict += (verdict.empty() ? "" : "; ") + s;
+  }
+  return verdict.empty() ? "-" : verdict;
+}
+
 // Range rows: runs of one GPU agree when one value lies in every run's range; GPUs
 // differ when their runs' ranges (each group's hull) share no value.
 void compare_ranges(CompareRow& row, Kind kind, const Comparison& c, const std::vector<std::size_t>& group_of) {
@@ -427,24 +458,7 @@ void compare_ranges(CompareRow& row, Kind kind, const Comparison& c, const std::
                                   short_device(row.groups[*ref].device), text(a)));
     }
   }
-  auto join = [](const std::vector<std::string>& v, const char* sep) {
-    std::string out;
-    for (const auto& x : v) out += (out.empty() ? "" : sep) + x;
-    return out;
-  };
-  std::string verdict;
-  if (row.differs) verdict = "**differs**: " + join(parts, "; ");
-  else if (row.groups.size() > 1 && !absent.empty()) verdict = "measured on " + join(present, ", ") + " only";
-  else if (row.groups.size() > 1) verdict = "same";
-  for (const auto& g : row.groups) {
-    std::size_t measured = 0;
-    for (std::size_t i : g.inputs) measured += row.ranges[i] ? 1 : 0;
-    if (g.inputs.size() < 2 || measured == 0) continue;
-    const std::string s = g.stable ? fmt::format("{} runs of {} stable", g.inputs.size(), short_device(g.device))
-                                   : fmt::format("{} differs between its {} runs", short_device(g.device), g.inputs.size());
-    verdict += (verdict.empty() ? "" : "; ") + s;
-  }
-  row.verdict = verdict.empty() ? "-" : verdict;
+  row.verdict = compose_verdict(row, kind, false, parts, present, absent);
 }
 
 }  // namespace
@@ -663,37 +677,7 @@ Comparison compare_topologies(std::vector<TopologyFile> inputs, const std::strin
                                     short_device(ref->device), ref_text.value_or("-")));
       }
     }
-    std::string verdict;
-    auto join = [](const std::vector<std::string>& v) {
-      std::string out;
-      for (const auto& x : v) out += (out.empty() ? "" : ", ") + x;
-      return out;
-    };
-    if (row.differs)
-      verdict = "**differs**: " + [&] {
-        std::string out;
-        for (const auto& p : parts) out += (out.empty() ? "" : "; ") + p;
-        return out;
-      }();
-    else if (row.groups.size() > 1 && !absent.empty())
-      verdict = "measured on " + join(present) + " only";
-    else if (row.groups.size() > 1)
-      verdict = "same";
-    for (const auto& g : row.groups) {
-      std::size_t measured = 0;
-      for (std::size_t i : g.inputs) measured += row.texts[i] ? 1 : 0;
-      if (g.inputs.size() < 2 || measured == 0) continue;
-      std::string s;
-      if (g.stable)
-        s = fmt::format("{} runs of {} stable", g.inputs.size(), short_device(g.device));
-      else if (g.spread)
-        s = fmt::format("{} varies by {} over {} runs", short_device(g.device), amount_text(spec.kind, *g.spread),
-                        g.inputs.size());
-      else
-        s = fmt::format("{} differs between its {} runs", short_device(g.device), g.inputs.size());
-      verdict += (verdict.empty() ? "" : "; ") + s;
-    }
-    row.verdict = verdict.empty() ? "-" : verdict;
+    row.verdict = compose_verdict(row, spec.kind, true, parts, present, absent);
     c.rows.push_back(std::move(row));
   }
   return c;

@@ -4,7 +4,6 @@
 
 #include <cmath>
 #include <string>
-#include <tuple>
 #include <vector>
 
 using namespace dissect::stats;
@@ -27,6 +26,24 @@ StrideKnee knee(std::uint64_t stride, std::uint64_t coverage, std::uint64_t span
   std::size_t i = 0;
   while (fits(grid[i + 1])) ++i;
   return {s, grid[i], grid[i + 1], penalty, 0};
+}
+
+// Knees as a topology recorded them: stride, clean and missing slots, penalty, and whether
+// read from point means (the footprint sweep's own reading at large strides).
+struct Seen {
+  std::uint64_t stride, clean, missing;
+  double penalty;
+  bool from_means = true;
+};
+
+std::vector<StrideKnee> knees_of(const std::vector<Seen>& seen) {
+  std::vector<StrideKnee> knees;
+  for (const Seen& x : seen) {
+    StrideKnee k{x.stride, x.clean, x.missing, x.penalty, x.from_means};
+    k.tag = knees.size();
+    knees.push_back(k);
+  }
+  return knees;
 }
 
 }  // namespace
@@ -80,17 +97,11 @@ TEST_CASE("tlb_footprint: a step at one stride only, or two levels running out t
 TEST_CASE("footprint: knees read from point means whose penalties scatter by a third are one level") {
   // An H200's footprint sweep (topology run of 2026-11-25): one level of 16 entries
   // of 16 MiB; the penalty read at 32 MiB came out 6.4 cycles beside 10.4 at 16 MiB.
-  std::vector<StrideKnee> knees;
-  const std::vector<std::tuple<std::uint64_t, std::uint64_t, std::uint64_t, double>> seen{
-      {262176, 1024, 1448, 7.21},  {524320, 512, 724, 8.63},    {1048608, 256, 362, 9.78},
-      {2097184, 128, 181, 9.88},   {4194336, 64, 91, 8.83},     {8388640, 32, 45, 9.32},
-      {16777248, 16, 23, 10.4},    {33554464, 16, 23, 6.4},     {67108896, 16, 23, 8.86},
-      {134217760, 16, 23, 9.09}};
-  for (const auto& [stride, clean, missing, penalty] : seen) {
-    StrideKnee k{stride, clean, missing, penalty, true};
-    k.tag = knees.size();
-    knees.push_back(k);
-  }
+  std::vector<StrideKnee> knees = knees_of({{262176, 1024, 1448, 7.21},  {524320, 512, 724, 8.63},
+                                            {1048608, 256, 362, 9.78},  {2097184, 128, 181, 9.88},
+                                            {4194336, 64, 91, 8.83},    {8388640, 32, 45, 9.32},
+                                            {16777248, 16, 23, 10.4},   {33554464, 16, 23, 6.4},
+                                            {67108896, 16, 23, 8.86},   {134217760, 16, 23, 9.09}});
   std::vector<std::string> notes;
   const auto levels = footprint_levels(knees, notes);
   REQUIRE(levels.size() == 1);
@@ -106,17 +117,11 @@ TEST_CASE("footprint: knees read from point means whose penalties scatter by a t
 TEST_CASE("footprint: a knee read from means a grid step late stays in its level's chain") {
   // Another H200 run: at 2 MiB the means put the knee at 181 slots (362 MiB), a
   // step of the sqrt-2 grid past the 256 MiB the other strides show.
-  std::vector<StrideKnee> knees;
-  const std::vector<std::tuple<std::uint64_t, std::uint64_t, std::uint64_t, double>> seen{
-      {262176, 1024, 1448, 7.94}, {524320, 512, 724, 8.7},    {1048608, 256, 362, 10.01},
-      {2097184, 181, 256, 7.92},  {4194336, 64, 91, 9.22},    {8388640, 32, 45, 8.62},
-      {16777248, 16, 23, 8.48},   {33554464, 16, 23, 8.49},   {67108896, 16, 23, 8.46},
-      {134217760, 16, 23, 8.0}};
-  for (const auto& [stride, clean, missing, penalty] : seen) {
-    StrideKnee k{stride, clean, missing, penalty, true};
-    k.tag = knees.size();
-    knees.push_back(k);
-  }
+  const std::vector<StrideKnee> knees = knees_of({{262176, 1024, 1448, 7.94},  {524320, 512, 724, 8.7},
+                                                  {1048608, 256, 362, 10.01}, {2097184, 181, 256, 7.92},
+                                                  {4194336, 64, 91, 9.22},    {8388640, 32, 45, 8.62},
+                                                  {16777248, 16, 23, 8.48},   {33554464, 16, 23, 8.49},
+                                                  {67108896, 16, 23, 8.46},   {134217760, 16, 23, 8.0}});
   std::vector<std::string> notes;
   const auto levels = footprint_levels(knees, notes);
   REQUIRE(levels.size() == 1);
@@ -130,17 +135,10 @@ TEST_CASE("footprint: brackets that only touch leave the coverage as wide as bot
   // step from both readings of the 32 MiB knee (halves: 1024, stays: 2048). Joined
   // loosely as "halves", the two brackets meet only at their edges (90.4-90.5 GiB);
   // every other card reads 2048 slots of 32 MiB at both strides (64 GiB).
-  std::vector<StrideKnee> knees;
-  const std::vector<std::tuple<std::uint64_t, std::uint64_t, std::uint64_t, double, bool>> seen{
-      {33554464, 2048, 2896, 95.6, true},
-      {67108896, 1448, 2048, 103, false},
-      {134217760, 1448, 2048, 103, false},
-      {268435488, 1448, 2048, 96, false}};
-  for (const auto& [stride, clean, missing, penalty, means] : seen) {
-    StrideKnee k{stride, clean, missing, penalty, means};
-    k.tag = knees.size();
-    knees.push_back(k);
-  }
+  const std::vector<StrideKnee> knees = knees_of({{33554464, 2048, 2896, 95.6, true},
+                                                  {67108896, 1448, 2048, 103, false},
+                                                  {134217760, 1448, 2048, 103, false},
+                                                  {268435488, 1448, 2048, 96, false}});
   std::vector<std::string> notes;
   const auto levels = footprint_levels(knees, notes);
   REQUIRE(levels.size() == 1);
