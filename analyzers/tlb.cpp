@@ -21,6 +21,7 @@
 #include <cmath>
 #include <functional>
 #include <map>
+#include <span>
 
 #include "analyzers/analyzer.hpp"
 #include "analyzers/stats/chase.hpp"
@@ -245,14 +246,23 @@ class TlbAnalyzer final : public Analyzer {
       const std::size_t period = std::max<std::size_t>(1, c.period);
       const std::size_t rounds = (c.samples.size() + period - 1) / period;
       const std::size_t skip = rounds >= 3 ? period : 0;
-      std::vector<std::vector<double>> by_pos(period);
+      // Round r of position pos at by_pos[pos x kept + r]: one buffer for the point, not a
+      // vector per page (thousands of pages a point, a few rounds each).
+      const std::size_t kept = rounds - skip / period;
+      std::vector<double> by_pos(period * kept);
+      std::vector<std::size_t> count(period, 0);
       q.unit.assign(period, 0);
       for (std::size_t i = 0; i < c.samples.size(); ++i) {
         const std::size_t pos = i % period;
         if (i < period) q.unit[pos] = c.samples[i]->offset_bytes / stride;
-        if (i >= skip) by_pos[pos].push_back(c.samples[i]->latency);
+        if (const double v = c.samples[i]->latency; i >= skip && !std::isnan(v)) by_pos[pos * kept + count[pos]++] = v;
       }
-      for (auto& v : by_pos) q.median.push_back(v.empty() ? std::nan("") : stats::median(v));
+      q.median.reserve(period);
+      for (std::size_t pos = 0; pos < period; ++pos) {
+        const std::span<double> v(by_pos.data() + pos * kept, count[pos]);
+        std::sort(v.begin(), v.end());
+        q.median.push_back(v.empty() ? std::nan("") : stats::quantile_sorted(v, 0.5));
+      }
       up.push_back(std::move(q));
     }
     stats::unit_excess(up);

@@ -31,6 +31,9 @@ struct TopologyStep {
   std::string cache = {};  // the cache row it measures ("" for none): once a step of a
                       // cache is unsupported by the device, its later steps are skipped
   bool in_fast_mode = true;
+  // Spec keys --fast sets on top of sizes_from's (a step that repeats what one launch
+  // already tells, measured once there).
+  std::vector<SpecOverride> fast_overrides = {};
   // The spec keys this step sets from what earlier steps measured (none by default).
   std::function<StepSizing(const TopologyResult&)> sizes_from = [](const TopologyResult&) -> StepSizing {
     return std::vector<SpecOverride>{};

@@ -423,7 +423,8 @@ json run_topology(Device& device, const TopologyOptions& options, const std::ato
       exp["reason"] = skip->reason;
       return;
     }
-    const auto& overrides = std::get<std::vector<SpecOverride>>(sizing);
+    std::vector<SpecOverride> overrides = std::get<std::vector<SpecOverride>>(sizing);
+    if (opts.fast) overrides.insert(overrides.end(), step.fast_overrides.begin(), step.fast_overrides.end());
     json set = json::object();
     for (const auto& o : overrides) set[o.key] = o.value;
     exp["overrides"] = set;
