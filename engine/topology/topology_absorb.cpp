@@ -653,6 +653,13 @@ void tlb_spread(TopologyResult& r, const Findings& fs) {
       for (const char* k : {"reach_bytes", "entries_range", "ways", "ways_range", "set_sizes", "sets_at_least"}) L.erase(k);
       L["sets_note"] = why;
     };
+    // What holds without a geometry: each of the c slots that fit has an entry of its own
+    // (they lie farther apart than the span, past which no two share one), and an entry
+    // reaches at most the span (slots a span apart stop sharing entries).
+    auto bounds = [&] {
+      L["entries_at_least"] = c;
+      L["reach_at_most_bytes"] = span;
+    };
     // S sets of W entries each: entries S x W, one number where W is one.
     auto set_entries = [&](std::uint64_t sets) {
       L.erase("entries_if_fully_associative");
@@ -694,6 +701,7 @@ void tlb_spread(TopologyResult& r, const Findings& fs) {
         L["sets_at_least"] = k_lo;
         L["sets_note"] = "at least " + std::to_string(k_lo) + " sets: spread over them, " + seen + ", where one set holds " +
                          ways + not_lru_note;
+        bounds();
       }
       continue;
     }
@@ -701,11 +709,13 @@ void tlb_spread(TopologyResult& r, const Findings& fs) {
       undetermined("spread over the sets, " + seen + ", where one set alone holds " + ways +
                    ": no whole number of sets fits" +
                    (k_lo >= 2 ? " (more slots fit than one set holds: not fully associative)" : ""));
+      bounds();
       continue;
     }
     if (*k_hi > k_lo) {
       undetermined("spread over the sets, " + seen + ": " + std::to_string(k_lo) + " to " + std::to_string(*k_hi) +
                    " sets of " + ways + " fit");
+      bounds();
       continue;
     }
     const std::uint64_t sets = k_lo;

@@ -7,6 +7,7 @@
 #include <cmath>
 #include <filesystem>
 #include <functional>
+#include <limits>
 #include <map>
 
 #include "engine/core/paths.hpp"
@@ -114,14 +115,31 @@ std::optional<Range> level_range(const TopologyFile& t, std::size_t i, const cha
   return Range{r[0].get<double>(), r[1].get<double>()};
 }
 
+// A level's figure that is exact (`key`), a range (`range_key`) or bounded (`at_least_key`:
+// [bound, infinity); `at_most_key`: [1, bound]), in that order of preference.
+std::optional<Range> level_bounded(const TopologyFile& t, std::size_t i, const char* key, const char* range_key,
+                                   const char* at_least_key, const char* at_most_key) {
+  if (auto r = range_key != nullptr ? level_range(t, i, key, range_key) : std::nullopt) return r;
+  if (auto v = level_number(t, i, key)) return Range{*v, *v};
+  if (at_least_key != nullptr)
+    if (auto v = level_number(t, i, at_least_key)) return Range{*v, std::numeric_limits<double>::infinity()};
+  if (at_most_key != nullptr)
+    if (auto v = level_number(t, i, at_most_key)) return Range{1.0, *v};
+  return std::nullopt;
+}
+
 // A TLB level's rows, levels numbered as in the topology's table (by coverage).
 void add_tlb_level_rows(std::vector<RowSpec>& rows, std::size_t i) {
   const std::string base = "tlb.levels[" + std::to_string(i) + "].";
   const std::string name = "TLB L" + std::to_string(i + 1) + " ";
   rows.push_back({base + "entries", name + "entries", Kind::count, {}, {}, {}, {},
-                  [i](const TopologyFile& t) { return level_range(t, i, "entries", "entries_range"); }});
-  rows.push_back({base + "reach_bytes", name + "reach", Kind::bytes,
-                  [i](const TopologyFile& t) { return level_number(t, i, "reach_bytes"); }, {}, {}});
+                  [i](const TopologyFile& t) {
+                    return level_bounded(t, i, "entries", "entries_range", "entries_at_least", nullptr);
+                  }});
+  rows.push_back({base + "reach_bytes", name + "reach", Kind::bytes, {}, {}, {}, {},
+                  [i](const TopologyFile& t) {
+                    return level_bounded(t, i, "reach_bytes", nullptr, nullptr, "reach_at_most_bytes");
+                  }});
   rows.push_back({base + "coverage_bytes", name + "coverage", Kind::bytes, {}, {}, {}, {},
                   [i](const TopologyFile& t) { return level_range(t, i, "coverage_bytes", "coverage_range_bytes"); }});
   rows.push_back({base + "miss_penalty_cycles", name + "miss penalty", Kind::penalty,
@@ -267,6 +285,8 @@ std::vector<RowSpec> row_specs(std::size_t tlb_levels) {
                   {}, {}});
   rows.push_back({"device.memory_bytes", "device memory (driver)", Kind::bytes,
                   [](const TopologyFile& t) { return t.device_number("memory_bytes"); }, {}, {}});
+  rows.push_back({"device.allocation_granularity_bytes", "allocation granularity (driver)", Kind::bytes,
+                  [](const TopologyFile& t) { return t.device_number("allocation_granularity_bytes"); }, {}, {}});
   return rows;
 }
 
@@ -407,6 +427,15 @@ std::string compose_verdict(const CompareRow& row, Kind kind, bool spread_amount
   return verdict.empty() ? "-" : verdict;
 }
 
+// "4096", "2048 .. 2049", "at least 4506" (a bound with no upper end), "at most 64 MiB"
+// (a size bounded from above: from 1 B).
+std::string range_text(Kind kind, const Range& r) {
+  if (r.first == r.second) return number_text(kind, r.first);
+  if (std::isinf(r.second)) return "at least " + number_text(kind, r.first);
+  if (r.first <= 1 && kind == Kind::bytes) return "at most " + number_text(kind, r.second);
+  return number_text(kind, r.first) + " .. " + number_text(kind, r.second);
+}
+
 // Range rows: runs of one GPU agree when one value lies in every run's range; GPUs
 // differ when their runs' ranges (each group's hull) share no value.
 void compare_ranges(CompareRow& row, Kind kind, const Comparison& c, const std::vector<std::size_t>& group_of) {
@@ -450,12 +479,8 @@ void compare_ranges(CompareRow& row, Kind kind, const Comparison& c, const std::
     const Range& b = *hulls[g];
     if (b.first > a.second || a.first > b.second) {
       row.differs = true;
-      auto text = [&](const Range& r) {
-        return r.first == r.second ? number_text(kind, r.first)
-                                   : number_text(kind, r.first) + " .. " + number_text(kind, r.second);
-      };
-      parts.push_back(fmt::format("{} {} vs {} {}", short_device(row.groups[g].device), text(b),
-                                  short_device(row.groups[*ref].device), text(a)));
+      parts.push_back(fmt::format("{} {} vs {} {}", short_device(row.groups[g].device), range_text(kind, b),
+                                  short_device(row.groups[*ref].device), range_text(kind, a)));
     }
   }
   row.verdict = compose_verdict(row, kind, false, parts, present, absent);
@@ -526,10 +551,7 @@ Comparison compare_topologies(std::vector<TopologyFile> inputs, const std::strin
       std::optional<double> n = spec.number ? spec.number(t) : std::nullopt;
       std::optional<std::string> text = spec.text ? spec.text(t) : std::nullopt;
       const std::optional<Range> range = spec.range ? spec.range(t) : std::nullopt;
-      if (range && !text)
-        text = range->first == range->second
-                   ? number_text(spec.kind, range->first)
-                   : number_text(spec.kind, range->first) + " .. " + number_text(spec.kind, range->second);
+      if (range && !text) text = range_text(spec.kind, *range);
       if (n && !text) text = number_text(spec.kind, *n);
       any = any || n || text || range;
       row.numbers.push_back(n);
@@ -783,8 +805,10 @@ json comparison_json(const Comparison& c) {
     row["values"] = json::array();
     for (std::size_t i = 0; i < r.texts.size(); ++i) {
       if (i < r.ranges.size() && r.ranges[i])
-        row["values"].push_back(r.ranges[i]->first == r.ranges[i]->second
-                                    ? json(r.ranges[i]->first)
+        // A bound with no upper end: [lo, null] (JSON has no infinity).
+        row["values"].push_back(r.ranges[i]->first == r.ranges[i]->second ? json(r.ranges[i]->first)
+                                : std::isinf(r.ranges[i]->second)
+                                    ? json::array({r.ranges[i]->first, nullptr})
                                     : json::array({r.ranges[i]->first, r.ranges[i]->second}));
       else if (r.numbers[i])
         row["values"].push_back(*r.numbers[i]);

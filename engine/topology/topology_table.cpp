@@ -134,13 +134,15 @@ TopologyTable topology_cache_table(const json& r) {
 
 namespace {
 
-// "16", "4100-4153", "2048 if one set" (a level whose sets are open), or "-".
+// "16", "4100-4153", "2048 if one set" (a level whose sets are open), ">= 4506" (a level
+// whose sets no geometry fits: the slots that fit with an entry each), or "-".
 std::string entries_cell(const json& l) {
   if (l.contains("entries") && l["entries"].is_number()) return num(l, "entries");
   if (l.contains("entries_range") && l["entries_range"].is_array() && l["entries_range"].size() == 2)
     return l["entries_range"][0].dump() + "-" + l["entries_range"][1].dump();
   if (l.contains("entries_if_fully_associative") && l["entries_if_fully_associative"].is_number())
     return num(l, "entries_if_fully_associative") + " if one set";
+  if (l.contains("entries_at_least") && l["entries_at_least"].is_number()) return ">= " + num(l, "entries_at_least");
   return "-";
 }
 
@@ -149,8 +151,12 @@ std::string tlb_policy_cell(const json& l) {
   return l.contains("replacement") && l["replacement"].is_string() ? l["replacement"].get<std::string>() : "-";
 }
 
-// "32 MiB (16 pages)", "2 MiB", or "-".
+// "32 MiB (16 pages)", "2 MiB", "<= 64 MiB" (at most the span: a level whose sets no
+// geometry fits), or "-".
 std::string reach_cell(const json& l) {
+  if (!(l.contains("reach_bytes") && l["reach_bytes"].is_number()) && l.contains("reach_at_most_bytes") &&
+      l["reach_at_most_bytes"].is_number())
+    return "<= " + size_of(l, "reach_at_most_bytes");
   std::string s = size_of(l, "reach_bytes");
   if (s != "-" && l.contains("pages_per_entry") && l["pages_per_entry"].is_number() &&
       l["pages_per_entry"].get<double>() > 1)
@@ -251,8 +257,16 @@ std::string topology_page_line(const json& r) {
       s += "; " + granule + " (entries that coalesce pages)";
     return s;
   }
-  if (tlb.contains("page_at_most_bytes") && tlb["page_at_most_bytes"].is_number() && tlb.contains("page_note"))
-    return "page size: at most " + size_of(tlb, "page_at_most_bytes") + ": " + tlb["page_note"].get<std::string>();
+  if (tlb.contains("page_at_most_bytes") && tlb["page_at_most_bytes"].is_number() && tlb.contains("page_note")) {
+    std::string s = "page size: at most " + size_of(tlb, "page_at_most_bytes") + ": " + tlb["page_note"].get<std::string>();
+    // The driver's mapping unit beside it: a second source, not a measurement (a page below
+    // it is not ruled out by timing: an entry reading every page of a chunk looks the same).
+    if (r.contains("device") && r["device"].contains("allocation_granularity_bytes") &&
+        r["device"]["allocation_granularity_bytes"].is_number())
+      s += "; the driver maps device memory in " + size_of(r["device"], "allocation_granularity_bytes") +
+           " (its allocation granularity)";
+    return s;
+  }
   if (tlb.contains("page_note")) return "page size: undetermined: " + tlb["page_note"].get<std::string>();
   return "";
 }

@@ -26,6 +26,7 @@
 #include "engine/device/cuda/cuda_launch.hpp"
 #include "engine/device/cuda/cuda_preview.hpp"
 #include "engine/device/cuda/kernel_artifact.hpp"
+#include "engine/device/cuda/vmm_allocation.hpp"
 #include "engine/device/device_fault.hpp"
 #include "engine/device/fault_injection.hpp"
 #include "engine/device/kernel_family.hpp"
@@ -160,6 +161,13 @@ CudaDevice::CudaDevice(int ordinal, std::span<const Point> upcoming) : drv_(Cuda
   if (auto c = nvml_->mem_clock_khz()) d["memory_clock_khz_now"] = *c;
   d["memory_bus_width_bits"] = attr(CU_DEVICE_ATTRIBUTE_GLOBAL_MEMORY_BUS_WIDTH);
   d["memory_bytes"] = mem;
+  // The unit the driver maps device memory in (the virtual memory API's minimum granularity):
+  // the driver's figure beside the page the TLB steps bound by timing.
+  try {
+    d["allocation_granularity_bytes"] = vmm_allocation(drv_, "device memory", "the device description").granularity;
+  } catch (const CudaError&) {
+    // No virtual memory management API on this device: no figure (the scattered and aliased frames say why).
+  }
   l2_bytes_ = static_cast<std::uint64_t>(attr(CU_DEVICE_ATTRIBUTE_L2_CACHE_SIZE));
   d["l2_bytes"] = l2_bytes_;
   d["shared_per_sm_bytes"] = smem_.max_per_sm;

@@ -310,10 +310,13 @@ TEST_CASE("topology absorb: slots spread over the sets tell one set from several
     return finding("tlb_spread", details.value("clean_slots", json()), details);
   };
   {
-    // Out of slots between 0.9 and 1.15 times 2048: one set of 2048 or 2049 entries of 32 MiB.
+    // Out of slots between 0.9 and 1.15 times 2048: one set of 2048 or 2049 entries of 32 MiB
+    // (no bounds beside the figures).
     TopologyResult r = result("undetermined");
     absorb::tlb_spread(r, {spread(r, {{"clean_slots", 1843}, {"first_miss_slots", 2356}})});
     const json& l = (*r.tlb->levels)[0];
+    CHECK_FALSE(l.contains("entries_at_least"));
+    CHECK_FALSE(l.contains("reach_at_most_bytes"));
     CHECK(l["associativity"] == "full");
     CHECK(l["sets"] == 1);
     CHECK(l["reach_bytes"] == span);
@@ -376,6 +379,11 @@ TEST_CASE("topology absorb: slots spread over the sets tell one set from several
     CHECK(l["sets"].is_null());
     CHECK(l["spread_note"].get<std::string>().find("at least 2300 fit (pigeonhole)") != std::string::npos);
     CHECK(l["sets_note"].get<std::string>().find("not fully associative") != std::string::npos);
+    // What holds all the same: the 2300 slots have an entry each, and an entry reaches at
+    // most the span.
+    CHECK(l["entries_at_least"] == 2300);
+    CHECK(l["reach_at_most_bytes"] == span);
+    CHECK_FALSE(l.contains("reach_bytes"));
   }
   {
     // Pigeonhole past one set, and no miss up to the sweep's end: at least two sets.
@@ -387,6 +395,7 @@ TEST_CASE("topology absorb: slots spread over the sets tell one set from several
     CHECK(l["associativity"] == "set-associative");
     CHECK(l["sets_at_least"] == 2);
     CHECK(l["entries"].is_null());
+    CHECK(l["entries_at_least"] == 2300);
   }
   {
     // Pigeonhole past one set and a first miss past two sets' entries: two sets.

@@ -236,3 +236,51 @@ TEST_CASE("compare: TLB levels row by row; entries and coverage that are ranges 
   paged.topology["tlb"]["page_bytes"] = 4194304;
   CHECK(row(compare_topologies({with("GPU-A-1", exact), paged}, "/nonexistent"), "tlb.page_bytes").differs);
 }
+
+TEST_CASE("compare: the driver's allocation granularity, a row of its own beside the page") {
+  std::vector<TopologyFile> in{synthetic("GPU-A-1", 1024, 30.0, "lru"), synthetic("GPU-B-1", 1024, 30.0, "lru")};
+  in[0].topology["device"]["allocation_granularity_bytes"] = 2u << 20;
+  in[1].topology["device"]["allocation_granularity_bytes"] = 2u << 20;
+  const Comparison c = compare_topologies(in, "/nonexistent");
+  const CompareRow& g = row(c, "device.allocation_granularity_bytes");
+  CHECK(g.label == "allocation granularity (driver)");
+  CHECK_FALSE(g.differs);
+  in[1].topology["device"]["allocation_granularity_bytes"] = 64u << 10;
+  CHECK(row(compare_topologies(in, "/nonexistent"), "device.allocation_granularity_bytes").differs);
+}
+
+TEST_CASE("compare: a TLB level's bounds (entries at least, reach at most) agree with figures inside them") {
+  auto with = [](const std::string& name, json l3) {
+    TopologyFile t = synthetic(name, 4096, 30.0, "lru");
+    t.topology["tlb"] = {{"levels", json::array({l3})}};
+    return t;
+  };
+  json bounded{{"entries", nullptr}, {"entries_at_least", 4506}, {"reach_at_most_bytes", 67108864},
+               {"miss_penalty_cycles", 761.0}, {"associativity", "undetermined"}};
+  json other = bounded;
+  other["entries_at_least"] = 4240;
+  json exact{{"entries", 8192}, {"reach_bytes", 33554432}, {"miss_penalty_cycles", 700.0}};
+  const Comparison c =
+      compare_topologies({with("GPU-A-1", bounded), with("GPU-A-2", other), with("GPU-B-1", exact)}, "/nonexistent");
+  const CompareRow& entries = row(c, "tlb.levels[0].entries");
+  CHECK(entries.texts[0] == std::string("at least 4506"));
+  CHECK(entries.groups[0].stable);  // 4506 and up lies in both runs' bounds
+  CHECK_FALSE(entries.differs);     // 8192 lies in them too
+  const CompareRow& reach = row(c, "tlb.levels[0].reach_bytes");
+  CHECK(reach.texts[0] == std::string("at most 64 MiB"));
+  CHECK(reach.texts[2] == std::string("32 MiB"));
+  CHECK_FALSE(reach.differs);
+  // Beyond a bound: a difference, said with the bound.
+  exact["entries"] = 4096;
+  exact["reach_bytes"] = 134217728;
+  const Comparison d = compare_topologies({with("GPU-A-1", bounded), with("GPU-B-1", exact)}, "/nonexistent");
+  CHECK(row(d, "tlb.levels[0].entries").differs);
+  CHECK(row(d, "tlb.levels[0].entries").verdict.find("at least 4506") != std::string::npos);
+  CHECK(row(d, "tlb.levels[0].reach_bytes").differs);
+  // JSON: the open end as null.
+  const json j = comparison_json(c);
+  bool found = false;
+  for (const auto& r : j["rows"])
+    if (r["key"] == "tlb.levels[0].entries") found = r["values"][0] == json::array({4506.0, nullptr});
+  CHECK(found);
+}

@@ -125,6 +125,10 @@ TEST_CASE("the page line: where the page was seen, and the reach one allocation 
   r["tlb"]["page_at_most_bytes"] = 2u << 20;
   r["tlb"]["page_note"] = "entries span 16 MiB whatever frames back them";
   CHECK(topology_page_line(r) == "page size: at most 2 MiB: entries span 16 MiB whatever frames back them");
+  // The driver's mapping unit beside the bound, as its figure (a GPU that reports one).
+  r["device"]["allocation_granularity_bytes"] = 2u << 20;
+  CHECK(topology_page_line(r) == "page size: at most 2 MiB: entries span 16 MiB whatever frames back them; the "
+                                 "driver maps device memory in 2 MiB (its allocation granularity)");
   r.erase("tlb");
   CHECK(topology_page_line(r).empty());
 }
@@ -291,4 +295,12 @@ TEST_CASE("a TLB level whose sets were measured but not named: '?' and the reaso
   REQUIRE(lines.size() == 1);
   CHECK(lines[0] == "TLB L2 sets: undetermined: spread over the sets, ...: no whole number of sets fits");
   CHECK(topology_table(r).find("TLB L2 sets: undetermined") != std::string::npos);
+  CHECK(t.rows[1][1] == "-");
+  CHECK(t.rows[1][2] == "-");
+  // The bounds that hold without a geometry, where the spread step gave them.
+  r["tlb"]["levels"][1]["entries_at_least"] = 4506;
+  r["tlb"]["levels"][1]["reach_at_most_bytes"] = 67108864;
+  const auto bounded = topology_tlb_table(r);
+  CHECK(bounded.rows[1][1] == ">= 4506");
+  CHECK(bounded.rows[1][2] == "<= 64 MiB");
 }
