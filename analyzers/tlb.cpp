@@ -237,9 +237,9 @@ class TlbAnalyzer final : public Analyzer {
     // few cycles stands out of per-sample jitter once averaged; an outlier does
     // not move a median). The first round is left out when there are three or
     // more (a warm-up that did not warm).
-    std::vector<stats::UnitPoint> up;
-    std::vector<std::size_t> units_per_point;
-    for (const auto* p : points) {
+    // Points apart on the worker pool (this thread taking up what no worker has started).
+    std::vector<std::function<stats::UnitPoint()>> per_point;
+    for (const auto* p : points) per_point.emplace_back([p, stride] {
       const auto c = stats::main_chase(*p);
       stats::UnitPoint q;
       q.size_bytes = p->size_bytes();
@@ -263,8 +263,9 @@ class TlbAnalyzer final : public Analyzer {
         std::sort(v.begin(), v.end());
         q.median.push_back(v.empty() ? std::nan("") : stats::quantile_sorted(v, 0.5));
       }
-      up.push_back(std::move(q));
-    }
+      return q;
+    });
+    std::vector<stats::UnitPoint> up = workers::run_all(std::move(per_point));
     stats::unit_excess(up);
     std::vector<double> pool;
     for (const auto& q : up)
@@ -307,18 +308,57 @@ class TlbAnalyzer final : public Analyzer {
     // or not.
     std::uint64_t first_knee = UINT64_MAX;
     std::vector<std::size_t> rep_count;
-    for (int j = 1; j <= above; ++j) {
-      // Pages whose excess lies at level j or above.
-      std::vector<stats::StairPoint> sp;
-      for (const auto& q : up) {
-        stats::StairPoint s;
-        s.size_bytes = q.size_bytes;
-        s.units = q.excess.size();
-        for (std::size_t k = 0; k < q.excess.size(); ++k)
-          if (!std::isnan(q.excess[k]) && model.classify(q.excess[k]) >= hit + j) s.missing.push_back(q.unit[k]);
-        sp.push_back(std::move(s));
+    // Each page's latency level (-1: no median), and each point's pages in the order of
+    // their units: every level's staircase below reads them, its missing units ascending.
+    std::vector<std::vector<int>> level_of(up.size());
+    std::vector<std::vector<std::uint32_t>> by_unit(up.size());
+    for (std::size_t i = 0; i < up.size(); ++i) {
+      const auto& q = up[i];
+      level_of[i].resize(q.excess.size());
+      for (std::size_t k = 0; k < q.excess.size(); ++k)
+        level_of[i][k] = std::isnan(q.excess[k]) ? -1 : model.classify(q.excess[k]);
+      // Units 0 .. n-1, each once (the slots of a chase from offset 0): placed directly;
+      // anything else sorted.
+      const std::size_t n = q.unit.size();
+      by_unit[i].assign(n, UINT32_MAX);
+      bool placed = true;
+      for (std::size_t k = 0; k < n && placed; ++k) {
+        const std::uint64_t u = q.unit[k];
+        placed = u < n && by_unit[i][u] == UINT32_MAX;
+        if (placed) by_unit[i][u] = static_cast<std::uint32_t>(k);
       }
-      const stats::Staircase st = stats::stage_staircase(sp, stride);
+      if (!placed) {
+        for (std::size_t k = 0; k < n; ++k) by_unit[i][k] = static_cast<std::uint32_t>(k);
+        std::stable_sort(by_unit[i].begin(), by_unit[i].end(),
+                         [&q](std::uint32_t a, std::uint32_t b) { return q.unit[a] < q.unit[b]; });
+      }
+    }
+    // Every level's staircase, side by side (each reads the points alone); read in level
+    // order below.
+    struct LevelStairs {
+      std::vector<stats::StairPoint> sp;
+      stats::Staircase st;
+    };
+    std::vector<std::function<LevelStairs()>> per_level;
+    for (int j = 1; j <= above; ++j)
+      per_level.emplace_back([&, j] {
+        LevelStairs ls;
+        // Pages whose excess lies at level j or above.
+        for (std::size_t i = 0; i < up.size(); ++i) {
+          stats::StairPoint s;
+          s.size_bytes = up[i].size_bytes;
+          s.units = up[i].excess.size();
+          for (const std::uint32_t k : by_unit[i])
+            if (level_of[i][k] >= hit + j) s.missing.push_back(up[i].unit[k]);
+          ls.sp.push_back(std::move(s));
+        }
+        ls.st = stats::stage_staircase(ls.sp, stride);
+        return ls;
+      });
+    const std::vector<LevelStairs> levels_read = workers::run_all(std::move(per_level));
+    for (int j = 1; j <= above; ++j) {
+      const std::vector<stats::StairPoint>& sp = levels_read[static_cast<std::size_t>(j - 1)].sp;
+      const stats::Staircase& st = levels_read[static_cast<std::size_t>(j - 1)].st;
       stairs.push_back({{"level", j}, {"table", st.table}, {"reason", st.reason}, {"step_fit_errors", st.fit_errors}});
       if (st.ok) first_knee = std::min(first_knee, st.capacity_bytes);
       if (!st.ok) {
