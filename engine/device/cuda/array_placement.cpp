@@ -180,10 +180,15 @@ std::vector<dissect_array_ref> place_arrays(const CudaDriver& drv, std::span<con
         DISSECT_CU(drv, cuMemcpyHtoD(p + c * copy_stride, img.bytes.data(), img.bytes.size()));
     } else {
       // Sparse: upload (offset, value) pairs, scatter them on the device (into each copy).
+      // One copy of both halves. A copy from pageable memory waits for the work queued
+      // before it, so the next array's upload cannot overwrite what a scatter still reads:
+      // no synchronisation here (the measurement kernel runs after the scatter, in order).
       const std::uint64_t n = img.offsets.size();
       const CUdeviceptr s = tools.scatter->ensure(16 * n);
-      DISSECT_CU(drv, cuMemcpyHtoD(s, img.offsets.data(), 8 * n));
-      DISSECT_CU(drv, cuMemcpyHtoD(s + 8 * n, img.values.data(), 8 * n));
+      std::vector<std::uint64_t> pairs(2 * n);
+      std::copy(img.offsets.begin(), img.offsets.end(), pairs.begin());
+      std::copy(img.values.begin(), img.values.end(), pairs.begin() + static_cast<std::ptrdiff_t>(n));
+      DISSECT_CU(drv, cuMemcpyHtoD(s, pairs.data(), 16 * n));
       for (std::uint32_t c = 0; c < copies; ++c) {
         CUdeviceptr dst = p + c * copy_stride, offs = s, vals = s + 8 * n;
         unsigned long long count = n;
@@ -193,8 +198,6 @@ std::vector<dissect_array_ref> place_arrays(const CudaDriver& drv, std::span<con
         DISSECT_CU(drv,
                    cuLaunchKernel(tools.scatter_fn, std::max(1u, grid), 1, 1, 256, 1, 1, 0, nullptr, args, nullptr));
       }
-      // The (offset, value) buffer is reused by the next sparse array: wait.
-      DISSECT_CU(drv, cuCtxSynchronize());
       timeline::mark("placement: sparse array scattered");
     }
     ref.base = p;
