@@ -512,8 +512,11 @@ void tlb_sets(TopologyResult& r, const Findings& fs) {
       }
     } else {
       std::tie(lo, hi) = coverage_of(found, L);
-      // One slot at a time: C is a whole number of g in ((n - 1) s, n s].
-      if (m == n + 1) lo = hi = n * gran;
+      // One slot at a time: C is a whole number of g in ((n - 1) s, n s], unless that
+      // contradicts the bracket (coverage_of kept it: a stage reading thrown off by noise
+      // on a level of a few cycles' penalty must not move a coverage the footprint sweep
+      // read the same at every stride).
+      if (m == n + 1 && n * gran >= lo && n * gran <= hi) lo = hi = n * gran;
     }
     set_coverage(L, lo, hi);
     // At the span a staircase is no sets (every slot falls into one). A level the

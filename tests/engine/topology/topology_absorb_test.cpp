@@ -144,6 +144,17 @@ TEST_CASE("topology absorb: TLB levels, then coverage narrowed and entries, reac
   CHECK(l1["entries"] == 16);
   CHECK(l1["associativity"] == "full");
   CHECK(l1["miss_penalty_cycles"] == 11.5);
+  {
+    // A later stage reading of 14 slots, one slot at a time, against the 16 the bracket
+    // holds: noise on a level of a few cycles; the coverage stays (no 14 x 32 MiB).
+    TopologyResult again = r;
+    json noisy = fine_small;
+    noisy["knee_slots"] = 14;
+    noisy["entries"] = 14;
+    noisy["first_miss_entries"] = 15;
+    absorb::tlb_sets(again, {finding("tlb", 2, {{"levels", {noisy, fine_large}}})});
+    CHECK((*again.tlb->levels)[0]["coverage_bytes"] == 16ull * 33554432);
+  }
   CHECK(l2["coverage_bytes"] == 256ull * 33554432);
   CHECK(l2["reach_bytes"] == 33554432);
   CHECK(l2["entries"] == 256);
