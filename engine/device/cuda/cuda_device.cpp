@@ -2,18 +2,20 @@
 
 #include <algorithm>
 #include <chrono>
-#include <set>
 #include <cstdio>
 #include <cstdlib>
-#include <tuple>
 #include <cstring>
 #include <deque>
+#include <exception>
 #include <future>
 #include <iostream>
 #include <numeric>
 #include <optional>
+#include <set>
 #include <span>
 #include <system_error>
+#include <tuple>
+#include <utility>
 
 #include "engine/codegen/disassembler.hpp"
 #include "engine/codegen/nvrtc_compiler.hpp"
@@ -533,10 +535,18 @@ RunTimings CudaDevice::run_points(const RunRequest& req, RunSink& sink) {
       prepared.push_back(std::async(std::launch::async, [this, &req, &g = plan[queued]] { return prepare_launch(req, g); }));
     std::future<std::unique_ptr<CudaLaunch>> mine = std::move(prepared.front());
     prepared.pop_front();
-    run_group(req, plan[gi], mine, timings, sink);
+    try {
+      run_group(req, plan[gi], mine, timings, sink);
+    } catch (...) {
+      (void)finish_group_tail();  // the group before keeps its points (its own error, if any, is second)
+      throw;
+    }
+    // The group before's tail ran as this group's kernel ran: its error, located at it.
+    if (group_tail_error_) std::rethrow_exception(std::exchange(group_tail_error_, nullptr));
     done += plan[gi].points.size();
     sink.progress(done, req.points.size());
   }
+  if (std::exception_ptr e = finish_group_tail()) std::rethrow_exception(e);
   if (timing_report_wanted()) {
     std::fprintf(stderr,
                  "dissect cuda timing: run %.2f ms = compile/load %.2f, host prep %.2f, device setup %.2f, "
@@ -602,7 +612,19 @@ void CudaDevice::launch_group(const RunRequest& req, const LaunchGroup& group, K
   const auto t_prep = std::chrono::steady_clock::now();  // what is left of it: the wait for the worker
   const Experiment& e0 = req.points[group.points.front()].experiment;
   const KernelFamily& family = kernel_family(e0);
-  const std::unique_ptr<CudaLaunch> launch = prepared.get();  // its RunError, if any, is this group's
+  // What the group's host end needs after this returns (finish_group_tail): the launch,
+  // the host copies of its results, the traces being filled.
+  struct GroupState {
+    std::unique_ptr<CudaLaunch> launch;
+    std::vector<std::vector<unsigned char>> host;  // one per per-sample buffer
+    std::vector<unsigned char> host_shared;
+    std::optional<Readback> readback;
+    std::vector<PointTrace> traces;
+    std::vector<std::vector<double>> overheads;
+  };
+  const auto st = std::make_shared<GroupState>();
+  st->launch = prepared.get();  // its RunError, if any, is this group's
+  const std::unique_ptr<CudaLaunch>& launch = st->launch;
 
   // ---- arrays, parameter table, results -----------------------------------
   TextureSet textures(drv_);
@@ -656,12 +678,16 @@ void CudaDevice::launch_group(const RunRequest& req, const LaunchGroup& group, K
 
   // ---- launches (one per repeat) ---------------------------------------------
   const std::size_t n = group.points.size();
-  std::vector<PointTrace> traces(n);
-  std::vector<std::vector<double>> overheads(n);
+  std::vector<PointTrace>& traces = st->traces;
+  traces.resize(n);
+  std::vector<std::vector<double>>& overheads = st->overheads;
+  overheads.resize(n);
   std::vector<double> clocks;
   // Host copies: one per per-sample buffer, one of the shared buffer.
-  std::vector<std::vector<unsigned char>> host(outputs.sample_buffers());
-  std::vector<unsigned char> host_shared(outputs.shared_bytes());
+  std::vector<std::vector<unsigned char>>& host = st->host;
+  host.resize(outputs.sample_buffers());
+  std::vector<unsigned char>& host_shared = st->host_shared;
+  host_shared.resize(outputs.shared_bytes());
   std::vector<std::span<const unsigned char>> views;
   for (std::size_t i = 0; i < outputs.outputs(); ++i) {
     if (outputs.buffer(i) == OutputLayout::kShared) {
@@ -671,8 +697,11 @@ void CudaDevice::launch_group(const RunRequest& req, const LaunchGroup& group, K
       views.emplace_back(host[outputs.buffer(i)].data(), outputs.size(i));
     }
   }
-  const Readback readback(std::move(views));
+  const Readback& readback = st->readback.emplace(std::move(views));
   const std::function<void()> meanwhile = [&] {
+    // The group before's host end, while this group's kernel runs.
+    if (group_tail_)
+      if (std::exception_ptr e = finish_group_tail(); e && !group_tail_error_) group_tail_error_ = e;
     std::map<std::string, std::string> notes{{"launch", group.per_sm ? "per_sm" : "single"},
                                              {"launch_points", std::to_string(n)},
                                              {"dynamic_shared_bytes", std::to_string(smem.dynamic_bytes)},
@@ -727,39 +756,69 @@ void CudaDevice::launch_group(const RunRequest& req, const LaunchGroup& group, K
       }
       return;
     }
-    launch->decode(r, readback, traces, overheads);
+    if (r + 1 < e0.repeats) launch->decode(r, readback, traces, overheads);
   }
   prof_.readback_ms += ms_since(t_lap);
-  t_lap = std::chrono::steady_clock::now();
 
-  // ---- to the sink --------------------------------------------------------------
+  // ---- decoded and to the sink: while the next group's kernel runs -------------------
   const double clock_khz = clocks.empty() ? kUnknown
                                           : std::accumulate(clocks.begin(), clocks.end(), 0.0) /
                                                 static_cast<double>(clocks.size());
-  const auto smid = readback.as<std::uint32_t>(smid_output);
-  RunSink::PointBatch batch;
-  batch.reserve(n);
-  for (std::size_t gi = 0; gi < n; ++gi) {
-    const Point& p = req.points[group.points[gi]];
-    const Experiment& e = p.experiment;
-    PointTrace& t = traces[gi];
-    t.point_id = p.id;
-    t.kernel_ms = kernel_ms;
-    t.sm_clock_khz = clock_khz;
-    t.sm_id = static_cast<std::int32_t>(smid[launch->first_block(gi)]);
-    t.accesses_per_pass = launch->accesses_per_pass(gi);
-    t.discard_passes = e.discard;
-    const double ovh = median(overheads[gi]);
-    // A sample that averages a chain carries its share of one timer overhead.
-    t.timer_overhead_cycles = family.sample_averages_iterations(e)
-                                  ? ovh / static_cast<double>(std::max<std::uint64_t>(e.iterations, 1))
-                                  : ovh;
-    // t.params: during the launch (meanwhile)
-    batch.emplace_back(&p, std::move(t));
+  const std::uint32_t last_repeat = e0.repeats - 1;
+  // Where an error of the tail happened, said as run_group says it (the tail runs outside it).
+  std::string where = "spec " + (req.spec != nullptr ? req.spec->path : std::string("?")) + ", point " +
+                      point_label(req.points[group.points.front()]);
+  if (n > 1)
+    where += " (one per-SM launch of points #" + std::to_string(req.points[group.points.front()].id) + "..#" +
+             std::to_string(req.points[group.points.back()].id) + ")";
+  group_tail_ = [this, st, &req, &sink, &family, points = group.points, clock_khz, kernel_ms, smid_output,
+                 last_repeat, where = std::move(where)] {
+    try {
+      auto t_tail = std::chrono::steady_clock::now();
+      st->launch->decode(last_repeat, *st->readback, st->traces, st->overheads);
+      prof_.readback_ms += ms_since(t_tail);
+      t_tail = std::chrono::steady_clock::now();
+      const auto smid = st->readback->as<std::uint32_t>(smid_output);
+      RunSink::PointBatch batch;
+      batch.reserve(points.size());
+      for (std::size_t gi = 0; gi < points.size(); ++gi) {
+        const Point& p = req.points[points[gi]];
+        const Experiment& e = p.experiment;
+        PointTrace& t = st->traces[gi];
+        t.point_id = p.id;
+        t.kernel_ms = kernel_ms;
+        t.sm_clock_khz = clock_khz;
+        t.sm_id = static_cast<std::int32_t>(smid[st->launch->first_block(gi)]);
+        t.accesses_per_pass = st->launch->accesses_per_pass(gi);
+        t.discard_passes = e.discard;
+        const double ovh = median(st->overheads[gi]);
+        // A sample that averages a chain carries its share of one timer overhead.
+        t.timer_overhead_cycles = family.sample_averages_iterations(e)
+                                      ? ovh / static_cast<double>(std::max<std::uint64_t>(e.iterations, 1))
+                                      : ovh;
+        // t.params: during the launch (meanwhile)
+        batch.emplace_back(&p, std::move(t));
+      }
+      sink.points_done(std::move(batch));
+      prof_.sink_ms += ms_since(t_tail);
+      timeline::mark("group: points stored");
+    } catch (const CudaError&) {
+      throw;  // none is made here; kept apart from RunError only for the type
+    } catch (const RunError& e) {
+      throw RunError(where + ": " + e.what());
+    }
+  };
+}
+
+std::exception_ptr CudaDevice::finish_group_tail() noexcept {
+  if (!group_tail_) return nullptr;
+  const std::function<void()> tail = std::exchange(group_tail_, {});
+  try {
+    tail();
+  } catch (...) {
+    return std::current_exception();
   }
-  sink.points_done(std::move(batch));
-  prof_.sink_ms += ms_since(t_lap);
-  timeline::mark("group: points stored");
+  return nullptr;
 }
 
 // ---------------------------------------------------------------------------

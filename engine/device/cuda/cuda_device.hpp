@@ -4,6 +4,7 @@
 // shared pattern logic, texture objects, the constant bank, the L1/shared
 // carveout per kernel, per-SM packing of sweep points, and the device
 // description for the bundle.
+#include <exception>
 #include <functional>
 #include <future>
 #include <map>
@@ -100,6 +101,12 @@ class CudaDevice final : public Device {
   double launch_kernel(Kernel& k, std::uint32_t blocks, std::uint32_t threads, std::uint32_t dyn_shared, void** args,
                 double* clock_khz, const std::function<void()>& meanwhile = {});
   void report_pending_kernels() noexcept;
+  // The host end of the last group (decoding its samples, handing its points to the sink)
+  // waits here for the next group's kernel, which it then overlaps (that group's
+  // `meanwhile`), or for the end of the run; its error, located at its group, is thrown by
+  // run_points before the next group starts. finish_group_tail runs what waits (no driver
+  // call in it: also after a kernel fault) and returns its error, if any.
+  [[nodiscard]] std::exception_ptr finish_group_tail() noexcept;
   // Waits for the artifacts report_pending_kernels handed to other threads.
   void await_kernel_reports() noexcept;
   // Device buffer i of the per-sample results (made on first use).
@@ -124,6 +131,8 @@ class CudaDevice final : public Device {
   std::set<std::string> reported_;                          // kernels reported to this run's sink
   std::vector<std::pair<Kernel*, RunSink*>> pending_reports_;  // built, not yet handed to the sink
   std::string pending_report_error_;                           // why handing one over failed
+  std::function<void()> group_tail_;                           // see finish_group_tail
+  std::exception_ptr group_tail_error_;                        // what a tail run as `meanwhile` threw
   std::vector<std::future<void>> artifact_jobs_;               // writing artifacts, on other threads
   DeviceBuffer arrays_{"the chased arrays"}, scattered_arrays_{"the chased arrays (scattered frames)"},
       aliased_arrays_{"the chased arrays (aliased frames)"}, tables_{"the parameter tables"},
