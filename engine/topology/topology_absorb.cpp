@@ -511,12 +511,15 @@ void tlb_sets(TopologyResult& r, const Findings& fs) {
         }
       }
     } else {
+      const auto [a, b] = coverage_range(L);
       std::tie(lo, hi) = coverage_of(found, L);
-      // One slot at a time: C is a whole number of g in ((n - 1) s, n s], unless that
-      // contradicts the bracket (coverage_of kept it: a stage reading thrown off by noise
-      // on a level of a few cycles' penalty must not move a coverage the footprint sweep
-      // read the same at every stride).
-      if (m == n + 1 && n * gran >= lo && n * gran <= hi) lo = hi = n * gran;
+      // One slot at a time: C is a whole number of g in ((n - 1) s, n s], unless that lies
+      // more than a slot outside the bracket the earlier steps measured (their bounds count
+      // the pads, so a slot's worth either way is the same reading): a stage reading thrown
+      // off by noise on a level of a few cycles' penalty must not move a coverage the
+      // footprint sweep read the same at every stride.
+      const std::uint64_t c = n * gran;
+      if (m == n + 1 && c + g->stride >= a && (c <= b || c - b <= g->stride)) lo = hi = c;
     }
     set_coverage(L, lo, hi);
     // At the span a staircase is no sets (every slot falls into one). A level the
