@@ -802,9 +802,7 @@ void CudaDevice::launch_group(const RunRequest& req, const LaunchGroup& group, K
       sink.points_done(std::move(batch));
       prof_.sink_ms += ms_since(t_tail);
       timeline::mark("group: points stored");
-    } catch (const CudaError&) {
-      throw;  // none is made here; kept apart from RunError only for the type
-    } catch (const RunError& e) {
+    } catch (const RunError& e) {  // no driver call here: a decoding or storing error
       throw RunError(where + ": " + e.what());
     }
   };
