@@ -261,7 +261,7 @@ class TlbAnalyzer final : public Analyzer {
       for (std::size_t pos = 0; pos < period; ++pos) {
         const std::span<double> v(by_pos.data() + pos * kept, count[pos]);
         std::sort(v.begin(), v.end());
-        q.median.push_back(v.empty() ? std::nan("") : stats::quantile_sorted(v, 0.5));
+        q.median.push_back(v.empty() ? std::nan("") : stats::median_sorted(v));
       }
       return q;
     });
@@ -317,21 +317,7 @@ class TlbAnalyzer final : public Analyzer {
       level_of[i].resize(q.excess.size());
       for (std::size_t k = 0; k < q.excess.size(); ++k)
         level_of[i][k] = std::isnan(q.excess[k]) ? -1 : model.classify(q.excess[k]);
-      // Units 0 .. n-1, each once (the slots of a chase from offset 0): placed directly;
-      // anything else sorted.
-      const std::size_t n = q.unit.size();
-      by_unit[i].assign(n, UINT32_MAX);
-      bool placed = true;
-      for (std::size_t k = 0; k < n && placed; ++k) {
-        const std::uint64_t u = q.unit[k];
-        placed = u < n && by_unit[i][u] == UINT32_MAX;
-        if (placed) by_unit[i][u] = static_cast<std::uint32_t>(k);
-      }
-      if (!placed) {
-        for (std::size_t k = 0; k < n; ++k) by_unit[i][k] = static_cast<std::uint32_t>(k);
-        std::stable_sort(by_unit[i].begin(), by_unit[i].end(),
-                         [&q](std::uint32_t a, std::uint32_t b) { return q.unit[a] < q.unit[b]; });
-      }
+      by_unit[i] = stats::unit_order(q.unit);
     }
     // Every level's staircase, side by side (each reads the points alone); read in level
     // order below.

@@ -1,6 +1,8 @@
 #include "analyzers/stats/unit_excess.hpp"
 
+#include <algorithm>
 #include <cmath>
+#include <cstdint>
 #include <unordered_map>
 
 #include "analyzers/stats/quantiles.hpp"
@@ -26,6 +28,22 @@ void unit_excess(std::vector<UnitPoint>& points) {
       (void)fresh;
     }
   }
+}
+
+std::vector<std::uint32_t> unit_order(const std::vector<std::uint64_t>& units) {
+  const std::size_t n = units.size();
+  std::vector<std::uint32_t> order(n, UINT32_MAX);
+  bool placed = true;
+  for (std::size_t k = 0; k < n && placed; ++k) {
+    const std::uint64_t u = units[k];
+    placed = u < n && order[u] == UINT32_MAX;
+    if (placed) order[u] = static_cast<std::uint32_t>(k);
+  }
+  if (placed) return order;
+  for (std::size_t k = 0; k < n; ++k) order[k] = static_cast<std::uint32_t>(k);
+  std::stable_sort(order.begin(), order.end(),
+                   [&units](std::uint32_t a, std::uint32_t b) { return units[a] < units[b]; });
+  return order;
 }
 
 }  // namespace dissect::stats

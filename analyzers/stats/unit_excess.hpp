@@ -28,4 +28,9 @@ struct UnitPoint {
 // Fills `excess` of every point; points ascending by size_bytes.
 void unit_excess(std::vector<UnitPoint>& points);
 
+// The positions of `units` in ascending order of their unit, equal units in position order
+// (a stable sort). Units 0 .. n-1, each once (a chase's slots from offset 0, the usual case),
+// are placed directly.
+std::vector<std::uint32_t> unit_order(const std::vector<std::uint64_t>& units);
+
 }  // namespace dissect::stats

@@ -2,9 +2,10 @@
 // The process's pool of worker threads for work that runs side by side with the thread
 // that drives the device: a topology's analyses while later steps measure, NVRTC compiles
 // ahead of need, a report's plots. One thread per core but one (that one drives the
-// device), at least one; started on first use. Jobs of one priority run in the order given; a job never
-// waits for another job of the pool (what waits is the caller's thread), so the pool
-// cannot deadlock on itself.
+// device), at least one; started on first use. Jobs of one priority run in the order given. A
+// job waits only for jobs it started itself (an analyzer's run_all on a worker): Job::get runs
+// a job no worker has started on the waiting thread, so a wait is only ever for a job already
+// running, which waits on nothing of its caller's, and the pool cannot deadlock on itself.
 #include <atomic>
 #include <chrono>
 #include <cstddef>

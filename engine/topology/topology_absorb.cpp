@@ -617,6 +617,8 @@ void tlb_spread(TopologyResult& r, const Findings& fs) {
     const auto* g = tlb_sweeps::spread_range_of(ranges, f.details["stride_bytes"].get<std::uint64_t>());
     if (g == nullptr) continue;
     auto& L = (*r.tlb->levels)[g->level];
+    L.erase("entries_at_least");  // bounds only where this step finds no geometry (below)
+    L.erase("reach_at_most_bytes");
     const auto span = L["span_bytes"].get<std::uint64_t>();
     const std::string before = L.value("associativity", "undetermined");
     const std::string apart = format_bytes(g->stride) + " apart (its span x 17/16: every slot an entry of its own, "
@@ -737,6 +739,7 @@ void tlb_spread(TopologyResult& r, const Findings& fs) {
     if (span % sets != 0) {
       undetermined(std::to_string(sets) + " sets of " + ways + " ways, but the span " + format_bytes(span) +
                    " is no whole number of entries of each set");
+      bounds();
       continue;
     }
     several_sets();

@@ -180,10 +180,13 @@ std::vector<dissect_array_ref> place_arrays(const CudaDriver& drv, std::span<con
         DISSECT_CU(drv, cuMemcpyHtoD(p + c * copy_stride, img.bytes.data(), img.bytes.size()));
     } else {
       // Sparse: upload (offset, value) pairs, scatter them on the device (into each copy).
-      // One copy of both halves. A copy from pageable memory waits for the work queued
-      // before it, so the next array's upload cannot overwrite what a scatter still reads:
-      // no synchronisation here (the measurement kernel runs after the scatter, in order).
+      // One copy of both halves. The uploads, the scatters and the measurement all go to the
+      // legacy default stream, in order: the next array's upload cannot overwrite what a
+      // scatter still reads, and the measurement runs after it. No synchronisation here, but
+      // before the buffer is given back to grow (a scatter may still read it); run_points
+      // synchronises where a launch fails after a scatter was queued.
       const std::uint64_t n = img.offsets.size();
+      if (!tools.scatter->holds(16 * n, 256, Frames::contiguous)) DISSECT_CU(drv, cuCtxSynchronize());
       const CUdeviceptr s = tools.scatter->ensure(16 * n);
       std::vector<std::uint64_t> pairs(2 * n);
       std::copy(img.offsets.begin(), img.offsets.end(), pairs.begin());
@@ -198,7 +201,7 @@ std::vector<dissect_array_ref> place_arrays(const CudaDriver& drv, std::span<con
         DISSECT_CU(drv,
                    cuLaunchKernel(tools.scatter_fn, std::max(1u, grid), 1, 1, 256, 1, 1, 0, nullptr, args, nullptr));
       }
-      timeline::mark("placement: sparse array scattered");
+      timeline::mark("placement: sparse array scatter queued");
     }
     ref.base = p;
     ref.src = p;

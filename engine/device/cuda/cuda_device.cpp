@@ -400,13 +400,14 @@ double CudaDevice::launch_kernel(Kernel& k, std::uint32_t blocks, std::uint32_t 
   DISSECT_CU(drv_, cuLaunchKernel(k.fn, blocks, 1, 1, threads, 1, 1, dyn_shared, nullptr, args, nullptr));
   DISSECT_CU(drv_, cuEventRecord(ev1_, nullptr));
   timeline::mark("launch: enqueued");
-  // Host work that overlaps the kernel (launches are asynchronous).
+  // Host work that overlaps the kernel (launches are asynchronous). The SM clock first, while
+  // the kernel surely runs: `meanwhile` can hold the group before's decoding.
+  if (clock_khz != nullptr) *clock_khz = current_sm_clock_khz();
+  timeline::mark("launch: SM clock read");
   report_pending_kernels();
   timeline::mark("launch: kernel artifacts written");
   if (meanwhile) meanwhile();
-  timeline::mark("launch: points started");
-  if (clock_khz != nullptr) *clock_khz = current_sm_clock_khz();
-  timeline::mark("launch: SM clock read, waiting");
+  timeline::mark("launch: points started, waiting");
   DISSECT_CU(drv_, cuEventSynchronize(ev1_));
   timeline::mark("launch: kernel finished");
   float ms = 0;
@@ -495,6 +496,24 @@ RunTimings CudaDevice::run_points(const RunRequest& req, RunSink& sink) {
   RunTimings timings;
   reported_.clear();
   prof_ = Profile{};
+  // A group's tail never outlives its run (it holds the request and the sink): on every way
+  // out, what is pending runs (its points kept) and a stored error goes; one that cannot be
+  // thrown any more (another error is on its way) is said on stderr.
+  group_tail_ = {};
+  group_tail_error_ = nullptr;
+  struct TailAtExit {
+    CudaDevice& d;
+    ~TailAtExit() {
+      std::exception_ptr errors[] = {d.finish_group_tail(), std::exchange(d.group_tail_error_, nullptr)};
+      for (const auto& e : errors)
+        if (e) try {
+            std::rethrow_exception(e);
+          } catch (const std::exception& x) {
+            std::cerr << "dissect: also: " << x.what() << "\n";
+          } catch (...) {
+          }
+    }
+  } tail_at_exit{*this};
   // Kernels built but not launched (a failed group, an interrupt) still reach the
   // bundle before the sink goes away.
   struct ReportAtExit {
@@ -538,10 +557,12 @@ RunTimings CudaDevice::run_points(const RunRequest& req, RunSink& sink) {
     try {
       run_group(req, plan[gi], mine, timings, sink);
     } catch (...) {
-      (void)finish_group_tail();  // the group before keeps its points (its own error, if any, is second)
-      throw;
+      // A scatter or kernel still in flight must not write into arenas the next run remaps.
+      (void)drv_.cuCtxSynchronize();
+      throw;  // tail_at_exit: the pending groups keep their points
     }
-    // The group before's tail ran as this group's kernel ran: its error, located at it.
+    // The group before's tail ran as this group's kernel ran: its error, located at it (this
+    // group's points are kept first, by tail_at_exit).
     if (group_tail_error_) std::rethrow_exception(std::exchange(group_tail_error_, nullptr));
     done += plan[gi].points.size();
     sink.progress(done, req.points.size());

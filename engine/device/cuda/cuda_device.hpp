@@ -104,8 +104,9 @@ class CudaDevice final : public Device {
   // The host end of the last group (decoding its samples, handing its points to the sink)
   // waits here for the next group's kernel, which it then overlaps (that group's
   // `meanwhile`), or for the end of the run; its error, located at its group, is thrown by
-  // run_points before the next group starts. finish_group_tail runs what waits (no driver
-  // call in it: also after a kernel fault) and returns its error, if any.
+  // run_points once that next group is done (its points kept first), before any other
+  // starts. finish_group_tail runs what waits (no driver call in it: also after a kernel
+  // fault) and returns its error, if any.
   [[nodiscard]] std::exception_ptr finish_group_tail() noexcept;
   // Waits for the artifacts report_pending_kernels handed to other threads.
   void await_kernel_reports() noexcept;

@@ -136,6 +136,29 @@ TEST_CASE("topology absorb: TLB levels, then coverage narrowed and entries, reac
   const json fine_large{{"knee_slots", 256}, {"entries", 256}, {"first_miss_entries", 257}, {"stride_bytes", stride},
                         {"sets", 32}, {"set_sizes", json(std::vector<int>(32, 8))}, {"associativity", "set-associative"},
                         {"slots_per_entry", 1}, {"miss_penalty_cycles", 60.0}};
+  {
+    // Against the bracket the earlier steps left the first level (512 .. 704 MiB: 16 .. 22
+    // slots of 32 MiB), a stage reading one slot at a time stands within a slot of it, and
+    // further off leaves the bracket.
+    REQUIRE(stage[0].from_slots <= 14);
+    REQUIRE(stage[0].to_slots >= 24);
+    const auto reading = [&](std::uint64_t knee) {
+      TopologyResult at = r;
+      json l = fine_small;
+      l["knee_slots"] = knee;
+      l["entries"] = knee;
+      l["first_miss_entries"] = knee + 1;
+      absorb::tlb_sets(at, {finding("tlb", 2, {{"levels", {l, fine_large}}})});
+      return (*at.tlb->levels)[0]["coverage_range_bytes"];
+    };
+    const auto exactly = [](std::uint64_t slots) { return json{slots * 33554432, slots * 33554432}; };
+    const json bracket{536870912, 738197504};
+    CHECK(reading(16) == exactly(16));
+    CHECK(reading(15) == exactly(15));  // a slot below the bracket
+    CHECK(reading(14) == bracket);      // two below
+    CHECK(reading(23) == exactly(23));  // a slot above
+    CHECK(reading(24) == bracket);      // two above
+  }
   absorb::tlb_sets(r, {finding("tlb", 2, {{"levels", {fine_small, fine_large}}})});
   const json& l1 = (*r.tlb->levels)[0];
   const json& l2 = (*r.tlb->levels)[1];

@@ -619,6 +619,44 @@ TEST_SUITE("gpu") {
     CHECK(sink.n == 2);
   }
 
+  TEST_CASE("a sink that fails to store a group's points fails the run at that point; the next run is clean") {
+    if (!need_gpu()) return;
+    const Spec spec = load_spec_text("dissect: 1\nname: t\npath: cg\narray: {size: 4 KiB}\niterations: 16\n"
+                                     "sweep:\n  array.size: [4 KiB, 8 KiB, 16 KiB]\n",
+                                     "tail.yaml");
+    const std::vector<Point> points = spec.expand();
+    RunRequest req;
+    req.spec = &spec;
+    req.points = points;
+    struct FailFirst final : RunSink {
+      std::size_t calls = 0, kept = 0;
+      void point_done(const Point&, PointTrace) override {
+        if (calls++ == 0) throw RunError("the disk is full");
+        ++kept;
+      }
+      void kernel_built(const KernelArtifact&) override {}
+    } sink;
+    std::string error;
+    try {
+      (void)device().run(req, sink);
+    } catch (const RunError& e) {
+      error = e.what();
+    }
+    // The first point's storing fails while the second launch runs: the error names the
+    // first point; the second point, measured by then, is kept; the third never runs.
+    CHECK(error.find("point #" + std::to_string(points[0].id)) != std::string::npos);
+    CHECK(error.find("the disk is full") != std::string::npos);
+    CHECK(sink.kept == 1);
+    // Nothing of the failed run is left on the device: the next one stores every point.
+    struct Count final : RunSink {
+      std::size_t n = 0;
+      void point_done(const Point&, PointTrace) override { ++n; }
+      void kernel_built(const KernelArtifact&) override {}
+    } again;
+    (void)device().run(req, again);
+    CHECK(again.n == points.size());
+  }
+
   TEST_CASE("a huge sparse array is written on the device (scatter) and chased") {
     if (!need_gpu()) return;
     const Collect c = run_spec_text(
