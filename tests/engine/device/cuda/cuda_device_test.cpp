@@ -27,6 +27,10 @@ using dissect::test::TempDir;
 
 namespace {
 
+// Three points through the L2, each a launch of its own (the stop and storing tests).
+constexpr const char* kThreeL2Points =
+    "dissect: 1\nname: t\npath: cg\narray: {size: 4 KiB}\niterations: 16\nsweep:\n  array.size: [4 KiB, 8 KiB, 16 KiB]\n";
+
 struct Collect final : RunSink {
   std::vector<std::pair<Point, PointTrace>> points;
   std::vector<KernelArtifact> kernels;
@@ -593,9 +597,7 @@ TEST_SUITE("gpu") {
 
   TEST_CASE("a stop request (Ctrl-C) ends the run after the launch in hand") {
     if (!need_gpu()) return;
-    const Spec spec = load_spec_text("dissect: 1\nname: t\npath: cg\narray: {size: 4 KiB}\niterations: 16\n"
-                                     "sweep:\n  array.size: [4 KiB, 8 KiB, 16 KiB]\n",
-                                     "stop.yaml");
+    const Spec spec = load_spec_text(kThreeL2Points, "stop.yaml");
     const std::vector<Point> points = spec.expand();
     std::atomic<bool> stop{false};
     RunRequest req;
@@ -621,9 +623,7 @@ TEST_SUITE("gpu") {
 
   TEST_CASE("a sink that fails to store a group's points fails the run at that point; the next run is clean") {
     if (!need_gpu()) return;
-    const Spec spec = load_spec_text("dissect: 1\nname: t\npath: cg\narray: {size: 4 KiB}\niterations: 16\n"
-                                     "sweep:\n  array.size: [4 KiB, 8 KiB, 16 KiB]\n",
-                                     "tail.yaml");
+    const Spec spec = load_spec_text(kThreeL2Points, "tail.yaml");
     const std::vector<Point> points = spec.expand();
     RunRequest req;
     req.spec = &spec;
@@ -648,13 +648,9 @@ TEST_SUITE("gpu") {
     CHECK(error.find("the disk is full") != std::string::npos);
     CHECK(sink.kept == 1);
     // Nothing of the failed run is left on the device: the next one stores every point.
-    struct Count final : RunSink {
-      std::size_t n = 0;
-      void point_done(const Point&, PointTrace) override { ++n; }
-      void kernel_built(const KernelArtifact&) override {}
-    } again;
+    Collect again;
     (void)device().run(req, again);
-    CHECK(again.n == points.size());
+    CHECK(again.points.size() == points.size());
   }
 
   TEST_CASE("a huge sparse array is written on the device (scatter) and chased") {
