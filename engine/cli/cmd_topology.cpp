@@ -133,7 +133,10 @@ int cmd_topology(const Args& args, const std::vector<std::string>& full_argv) {
   report::ReportOptions ro;
   ro.out_dir = (std::filesystem::path(out_dir) / "report").string();
   TopologyReportPreload preload(out_dir, ro.limits);
-  if (want_report) o.bundle_complete = [&preload](const std::string& bundle) { preload.start(bundle); };
+  if (want_report)
+    o.bundle_complete = [&preload](const std::string& bundle, std::shared_ptr<AnalysedBundle> analysed) {
+      preload.start(bundle, std::move(analysed));
+    };
   nlohmann::json result;
   try {
     result = run_topology(*device, o, g_topology_stop);

@@ -100,6 +100,7 @@ class RunAnalysis {
   std::vector<Expectation> expectations;
   std::vector<std::vector<Finding>> findings;  // per request
   std::vector<double> ms;                      // per request
+  bool keep_analysed = false;                  // RunOptions::keep_analysed
 
   // A complete run whose last points were still being stored when run_spec returned: the
   // first job seals the bundle (waiting for the stores, which fill `traces`), once.
@@ -168,7 +169,17 @@ void finish_analysis(RunOutcome& out) {
                   {"actual", r.actual},
                   {"message", r.message}});
   if (a->sealed) a->writer->write_sealed();  // bundle.json complete before findings.json
-  a->writer->write_findings({{"findings", fj}, {"expectations", ej}});
+  nlohmann::json findings_file = {{"findings", std::move(fj)}, {"expectations", std::move(ej)}};
+  a->writer->write_findings(findings_file);
+  if (a->keep_analysed) {
+    // Every job has run: the points are the caller's now.
+    auto kept = std::make_shared<AnalysedBundle>();
+    kept->bundle.dir = a->writer->dir();
+    kept->bundle.header = a->writer->header();
+    kept->bundle.traces = std::move(a->traces);
+    kept->findings_file = std::move(findings_file);
+    out.analysed = std::move(kept);
+  }
   a->writer.reset();  // the bundle is done: its lock goes
   out.analysis_ms = ms_since(t0);
   for (const double ms : a->ms) out.analysis_ms += ms;
@@ -359,6 +370,7 @@ RunOutcome run_spec(const Spec& spec, Device& device, const RunOptions& options,
     analysis->expectations = spec.base.expectations;
     analysis->findings.resize(analysis->requests.size());
     analysis->ms.resize(analysis->requests.size());
+    analysis->keep_analysed = options.keep_analysed && options.defer_analysis;
     analysis->writer = std::move(writer_ptr);
     out.analysis = std::move(analysis);
     if (!options.defer_analysis) {

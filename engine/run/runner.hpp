@@ -6,6 +6,7 @@
 #include <string>
 #include <vector>
 
+#include "engine/bundle/bundle.hpp"
 #include "engine/device/device.hpp"
 #include "engine/run/analysis.hpp"
 #include "engine/spec/spec.hpp"
@@ -30,6 +31,15 @@ struct RunOptions {
   // analysis waits for them (a failed store fails it: finish_analysis throws) before it
   // reads them, and seals the bundle. The bundle stays locked until the analysis is finished.
   bool defer_analysis = false;
+  // With defer_analysis: finish_analysis hands the bundle as the analyzers read it to the
+  // caller (RunOutcome::analysed), so that a report is made from memory, not from its files.
+  bool keep_analysed = false;
+};
+
+// A finished analysis's bundle, as its files now hold it (RunOptions::keep_analysed).
+struct AnalysedBundle {
+  Bundle bundle;                 // its directory, bundle.json, committed points
+  nlohmann::json findings_file;  // findings.json: {findings, expectations}
 };
 
 // The analysis of one run that run_spec left (RunOptions::defer_analysis): the spec's
@@ -59,6 +69,8 @@ struct RunOutcome {
   // With defer_analysis: what is left to analyse (null when nothing is: no analyzers, no
   // points, or the run threw before its bundle was finished).
   std::shared_ptr<RunAnalysis> analysis;
+  // Filled by finish_analysis where RunOptions::keep_analysed asked for it.
+  std::shared_ptr<AnalysedBundle> analysed;
 };
 
 RunOutcome run_spec(const Spec& spec, Device& device, const RunOptions& options, const std::atomic<bool>& stop);

@@ -89,9 +89,21 @@ SpecNode resolve_includes(const SpecNode& node, const std::string& file, std::ve
   return merge_nodes(merged, self);
 }
 
+// An override's value as its locations show it: at most kShownValueChars characters (cut at
+// a UTF-8 character's start), then "...".
+std::string abbreviated_value(const std::string& value) {
+  constexpr std::size_t kShownValueChars = 48;
+  if (value.size() <= kShownValueChars + 3) return value;
+  std::size_t cut = kShownValueChars;
+  while (cut > 0 && (static_cast<unsigned char>(value[cut]) & 0xC0) == 0x80) --cut;
+  return value.substr(0, cut) + "...";
+}
+
 void apply_overrides(SpecNode& root, const std::vector<SpecOverride>& overrides, Diagnostics& d) {
   for (const auto& o : overrides) {
-    const std::string where = "--set " + o.key + "=" + o.value;
+    // Every node of the value carries this in its location: a long value (a topology's
+    // sweep of hundreds of points) is abbreviated, or each copy of a node would copy it whole.
+    const std::string where = "--set " + o.key + "=" + abbreviated_value(o.value);
     SpecNode value;
     try {
       value = parse_yaml(o.value, where);

@@ -39,10 +39,20 @@ bool is_topology_dir(const std::string& dir) {
   return fs::is_regular_file(fs::path(dir) / "topology.json", ec);
 }
 
-void TopologyReportPreload::start(const std::string& bundle) {
+void TopologyReportPreload::start(const std::string& bundle, std::shared_ptr<AnalysedBundle> analysed) {
   if (jobs_.count(bundle) != 0) return;
+  std::string path = (fs::path(dir_) / bundle).string();
+  if (analysed) {
+    // Converting what is in memory costs a pass over the samples; parsing trace.csv again
+    // (hundreds of MB for a TLB step) would cost several.
+    analysed->bundle.dir = path;  // as load_experiment names it
+    jobs_[bundle] = workers::start<report::ExperimentData>([analysed = std::move(analysed), limits = limits_] {
+      return report::experiment_from_bundle(analysed->bundle, analysed->findings_file, limits);
+    });
+    return;
+  }
   jobs_[bundle] = workers::start<report::ExperimentData>(
-      [path = (fs::path(dir_) / bundle).string(), limits = limits_] { return report::load_experiment(path, limits); });
+      [path = std::move(path), limits = limits_] { return report::load_experiment(path, limits); });
 }
 
 std::shared_ptr<workers::Job<report::ExperimentData>> TopologyReportPreload::take(const std::string& bundle) {

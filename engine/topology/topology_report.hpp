@@ -14,6 +14,7 @@
 #include "engine/core/worker_pool.hpp"
 #include "engine/report/experiment_data.hpp"
 #include "engine/report/report_writer.hpp"
+#include "engine/run/runner.hpp"
 
 namespace dissect {
 
@@ -26,14 +27,16 @@ struct TopologyReport {
 };
 
 // Step bundles read ahead, by bundle name (topology.json's experiments[].bundle): while a
-// topology still measures, each complete step's bundle is read on the worker pool, so that
-// the report after the last step only renders.
+// topology still measures, each complete step's report data is made on the worker pool,
+// from the points its analyzers had in memory or else from its files, so that the report
+// after the last step only renders.
 class TopologyReportPreload {
  public:
   TopologyReportPreload(std::string topology_dir, report::ReportLimits limits)
       : dir_(std::move(topology_dir)), limits_(limits) {}
-  // Starts reading the bundle (its files must be complete); a name read already is left.
-  void start(const std::string& bundle);
+  // Starts making the bundle's data: from `analysed` (the bundle as its files hold it) where
+  // given, else by reading its files (which must be complete); a name started already is left.
+  void start(const std::string& bundle, std::shared_ptr<AnalysedBundle> analysed = nullptr);
   // The reading of that bundle, or nullptr where none was started.
   [[nodiscard]] std::shared_ptr<workers::Job<report::ExperimentData>> take(const std::string& bundle);
   // What the readings were started with.

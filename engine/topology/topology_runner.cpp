@@ -38,6 +38,22 @@ namespace {
 // Snapshots reach the disk in order, a moment after they are handed over; one not yet written
 // when a newer comes gives way to it. A killed topology's record can so lag by a snapshot or
 // two: resuming, a step whose bundle is not on record runs again, its directory set aside.
+// A record of topology.json as the device's thread hands it over: the result without its
+// experiments, then each experiment, shared where it changes no more (a committed step's:
+// copying every entry with its findings for every record would cost that thread milliseconds
+// a step), else a copy. The writer's thread puts them together.
+struct RecordSnapshot {
+  json head;
+  std::vector<std::shared_ptr<const json>> experiments;
+  [[nodiscard]] json whole() const {
+    json r = head;
+    json exps = json::array();
+    for (const auto& e : experiments) exps.push_back(*e);
+    r["experiments"] = std::move(exps);
+    return r;
+  }
+};
+
 class RecordWriter {
  public:
   explicit RecordWriter(std::string path) : path_(std::move(path)) {}
@@ -51,7 +67,7 @@ class RecordWriter {
   RecordWriter(const RecordWriter&) = delete;
   RecordWriter& operator=(const RecordWriter&) = delete;
 
-  void write(json snapshot) {
+  void write(RecordSnapshot snapshot) {
     {
       const std::lock_guard lock(mutex_);
       pending_ = std::move(snapshot);
@@ -74,7 +90,7 @@ class RecordWriter {
  private:
   void drain() {
     for (;;) {
-      json snapshot;
+      RecordSnapshot snapshot;
       {
         const std::lock_guard lock(mutex_);
         if (!pending_) {
@@ -86,7 +102,7 @@ class RecordWriter {
       }
       std::exception_ptr error;
       try {
-        write_file_atomic(path_, snapshot.dump(2) + "\n");
+        write_file_atomic(path_, snapshot.whole().dump(2) + "\n");
       } catch (...) {
         error = std::current_exception();
       }
@@ -97,7 +113,7 @@ class RecordWriter {
 
   std::string path_;
   std::mutex mutex_;
-  std::optional<json> pending_;
+  std::optional<RecordSnapshot> pending_;
   bool draining_ = false;
   std::exception_ptr error_;
   std::future<void> job_;
@@ -137,7 +153,8 @@ struct Slot {
     committed,  // folded in (in plan order)
   };
   State state = State::waiting;
-  json exp;
+  json exp;                           // its topology.json entry (empty once committed: `committed`)
+  std::shared_ptr<const json> committed;  // the entry, final, once the step is committed
   std::vector<Finding> findings;
   bool absorb = false;                // fold the findings in at the commit (a complete step)
   std::optional<StepSizing> sizing;   // what it was sized with here (checked at the commit)
@@ -254,24 +271,25 @@ json run_topology(Device& device, const TopologyOptions& options, const std::ato
   RecordWriter records(json_path);
   // keep: the experiments also into `result` (what the topology returns), at the end.
   const auto record = [&](const char* status, bool keep = false) {
-    json exps = json::array();
+    RecordSnapshot snapshot;
     for (const auto& slot : slots) {
       if (slot.state == Slot::State::waiting) continue;
-      if (slot.state == Slot::State::analysing) {
+      if (slot.committed) {
+        snapshot.experiments.push_back(slot.committed);
+      } else if (slot.state == Slot::State::analysing) {
         json running = slot.exp;
         for (const char* k : {"status", "error", "findings"}) running.erase(k);
         running["status"] = "running";
-        exps.push_back(std::move(running));
+        snapshot.experiments.push_back(std::make_shared<const json>(std::move(running)));
       } else {
-        exps.push_back(slot.exp);
+        snapshot.experiments.push_back(std::make_shared<const json>(slot.exp));
       }
     }
-    // The snapshot takes the experiments; `result` keeps them only at the end (a copy of
-    // every step's entry per record would cost the device's thread a millisecond a step).
+    // `result` gets the experiments only at the end.
     result["status"] = status;
-    json snapshot = result;
-    snapshot["experiments"] = std::move(exps);
-    if (keep) result["experiments"] = snapshot["experiments"];
+    snapshot.head = result;
+    snapshot.head.erase("experiments");
+    if (keep) result["experiments"] = snapshot.whole()["experiments"];
     records.write(std::move(snapshot));
     timeline::mark("topology: recorded");
   };
@@ -295,7 +313,7 @@ json run_topology(Device& device, const TopologyOptions& options, const std::ato
       slot.absorb = slot.exp.value("status", std::string()) == "complete";
       slot.findings = std::move(out.findings);
       if (options.bundle_complete && slot.exp.contains("bundle") && slot.exp["bundle"].is_string())
-        options.bundle_complete(slot.exp["bundle"].get<std::string>());
+        options.bundle_complete(slot.exp["bundle"].get<std::string>(), std::move(out.analysed));
     } catch (const std::exception& e) {  // findings.json could not be written: the step failed
       slot.exp["status"] = "failed";
       slot.exp["error"] = e.what();
@@ -328,6 +346,8 @@ json run_topology(Device& device, const TopologyOptions& options, const std::ato
       slot.findings.clear();
       slot.state = Slot::State::committed;
       progress.committed(i, slot.exp, seconds_since(t0));
+      slot.committed = std::make_shared<const json>(std::move(slot.exp));
+      slot.exp = json();
       any = true;
     }
     return any;
@@ -445,6 +465,7 @@ json run_topology(Device& device, const TopologyOptions& options, const std::ato
       ro.argv = options.argv;
       ro.progress = false;
       ro.defer_analysis = true;
+      ro.keep_analysed = static_cast<bool>(options.bundle_complete);
       if (resumed) {
         if (!resume_bundle.empty() && fs::exists(fs::path(resume_bundle) / "bundle.json") && !spec.adaptive()) {
           // The same spec, sized the same way, as the bundle recorded.

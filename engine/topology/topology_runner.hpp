@@ -4,12 +4,14 @@
 // step is recorded and the suite goes on; Ctrl-C stops after the step in hand.
 #include <atomic>
 #include <functional>
+#include <memory>
 #include <string>
 
 #include <nlohmann/json.hpp>
 
 #include "engine/core/directory_lock.hpp"
 #include "engine/device/device.hpp"
+#include "engine/run/runner.hpp"
 
 namespace dissect {
 
@@ -28,9 +30,10 @@ struct TopologyOptions {
   // would fault again, and a fault can cost the process its GPU).
   bool retry_failed = false;
   // Called on the calling thread when a step's bundle is complete (analysed, findings.json
-  // written), with its directory name under out_dir: e.g. to read it for the report while
-  // later steps measure.
-  std::function<void(const std::string& bundle)> bundle_complete;
+  // written), with its directory name under out_dir and, where the step was measured in this
+  // process, the bundle as its analyzers had it (else null): e.g. to make the report's data
+  // of it while later steps measure.
+  std::function<void(const std::string& bundle, std::shared_ptr<AnalysedBundle> analysed)> bundle_complete;
 };
 
 // Returns the topology result (the content of topology.json). topology.json is

@@ -319,7 +319,10 @@ CudaDevice::Kernel& CudaDevice::kernel(const KernelParams& params, RunTimings& t
 }
 
 void CudaDevice::report_kernel(Kernel& k, RunSink& sink) {
-  sink.kernel_built(kernel_artifact(k.gen, k.bin, modules_->cache(), arch(), k.registers, k.static_shared));
+  KernelArtifact artifact = kernel_artifact(k.gen, k.bin, modules_->cache(), arch(), k.registers, k.static_shared);
+  timeline::mark("artifact: made");
+  sink.kernel_built(artifact);
+  timeline::mark("artifact: handed to the sink");
 }
 
 // ---------------------------------------------------------------------------
@@ -385,12 +388,14 @@ void CudaDevice::report_pending_kernels() noexcept {
 }
 
 void CudaDevice::await_kernel_reports() noexcept {
+  if (artifact_jobs_.empty()) return;
   for (auto& job : artifact_jobs_) try {
       job.get();
     } catch (const std::exception& e) {
       if (pending_report_error_.empty()) pending_report_error_ = e.what();
     }
   artifact_jobs_.clear();
+  timeline::mark("run: kernel artifacts awaited");
 }
 
 double CudaDevice::launch_kernel(Kernel& k, std::uint32_t blocks, std::uint32_t threads, std::uint32_t dyn_shared,
@@ -637,8 +642,8 @@ void CudaDevice::launch_group(const RunRequest& req, const LaunchGroup& group, K
   // the host copies of its results, the traces being filled.
   struct GroupState {
     std::unique_ptr<CudaLaunch> launch;
-    std::vector<std::vector<unsigned char>> host;  // one per per-sample buffer
-    std::vector<unsigned char> host_shared;
+    std::vector<HostBufferPool::Lease> host;  // one per per-sample buffer
+    HostBufferPool::Lease host_shared;
     std::optional<Readback> readback;
     std::vector<PointTrace> traces;
     std::vector<std::vector<double>> overheads;
@@ -705,16 +710,16 @@ void CudaDevice::launch_group(const RunRequest& req, const LaunchGroup& group, K
   overheads.resize(n);
   std::vector<double> clocks;
   // Host copies: one per per-sample buffer, one of the shared buffer.
-  std::vector<std::vector<unsigned char>>& host = st->host;
+  std::vector<HostBufferPool::Lease>& host = st->host;
   host.resize(outputs.sample_buffers());
-  std::vector<unsigned char>& host_shared = st->host_shared;
-  host_shared.resize(outputs.shared_bytes());
+  HostBufferPool::Lease& host_shared = st->host_shared;
+  host_shared = readback_buffers_.take(outputs.shared_bytes());
   std::vector<std::span<const unsigned char>> views;
   for (std::size_t i = 0; i < outputs.outputs(); ++i) {
     if (outputs.buffer(i) == OutputLayout::kShared) {
       views.emplace_back(host_shared.data() + outputs.offset(i), outputs.size(i));
     } else {
-      host[outputs.buffer(i)].resize(outputs.size(i));
+      host[outputs.buffer(i)] = readback_buffers_.take(outputs.size(i));
       views.emplace_back(host[outputs.buffer(i)].data(), outputs.size(i));
     }
   }

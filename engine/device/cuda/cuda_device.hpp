@@ -20,6 +20,7 @@
 #include "engine/codegen/compile_cache.hpp"
 #include "engine/device/cuda/cuda_driver.hpp"
 #include "engine/device/cuda/device_buffer.hpp"
+#include "engine/device/cuda/host_buffer_pool.hpp"
 #include "engine/device/cuda/kernel_modules.hpp"
 #include "engine/device/cuda/launch_plan.hpp"
 #include "engine/device/cuda/nvml_clock.hpp"
@@ -132,6 +133,7 @@ class CudaDevice final : public Device {
   std::set<std::string> reported_;                          // kernels reported to this run's sink
   std::vector<std::pair<Kernel*, RunSink*>> pending_reports_;  // built, not yet handed to the sink
   std::string pending_report_error_;                           // why handing one over failed
+  HostBufferPool readback_buffers_;                            // the groups' host copies of their results
   std::function<void()> group_tail_;                           // see finish_group_tail
   std::exception_ptr group_tail_error_;                        // what a tail run as `meanwhile` threw
   std::vector<std::future<void>> artifact_jobs_;               // writing artifacts, on other threads

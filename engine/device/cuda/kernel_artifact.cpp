@@ -2,6 +2,7 @@
 
 #include "engine/codegen/disassembler.hpp"
 #include "engine/codegen/nvrtc_compiler.hpp"
+#include "engine/core/timeline.hpp"
 
 namespace dissect {
 
@@ -13,8 +14,10 @@ KernelArtifact kernel_artifact(const GeneratedKernel& gen, CompiledKernel& bin, 
   a.source = gen.source;
   a.ptx = bin.ptx;
   a.log = bin.log;
+  timeline::mark("artifact: texts loaded");
   std::string why;
   a.sass = sass_of(bin, cache, &why);
+  timeline::mark("artifact: SASS in hand");
   nlohmann::json meta = gen.params.to_json();
   meta["arch"] = bin.arch;
   meta["nvrtc_version"] = NvrtcCompiler::version();

@@ -97,3 +97,35 @@ TEST_CASE("an analysis queue waits for every run; a run without analyzers is don
     CHECK(r.status == "complete");
   }
 }
+
+TEST_CASE("a deferred analysis kept for the caller hands over the bundle as its files hold it") {
+  TempDir dir;
+  const Spec spec = load_spec_text(kSpec, "sweep.yaml");
+  FakeDevice dev;
+  dev.capacity = 32 * 1024;
+  std::atomic<bool> stop{false};
+  RunOptions o;
+  o.out_parent = dir.path();
+  o.defer_analysis = true;
+  AnalysisQueue queue;
+  queue.start(0, run_spec(spec, dev, o, stop));
+  CHECK(queue.take(0).analysed == nullptr);  // not asked for
+
+  o.keep_analysed = true;
+  queue.start(1, run_spec(spec, dev, o, stop));
+  const RunOutcome kept = queue.take(1);
+  REQUIRE(kept.analysed != nullptr);
+  const Bundle files = read_bundle(kept.bundle_dir);
+  const Bundle& memory = kept.analysed->bundle;
+  CHECK(memory.dir == kept.bundle_dir);
+  CHECK(memory.header == files.header);
+  CHECK(kept.analysed->findings_file == nlohmann::json::parse(read_text_file(kept.bundle_dir + "/findings.json")));
+  REQUIRE(memory.traces.points.size() == files.traces.points.size());
+  for (std::size_t i = 0; i < files.traces.points.size(); ++i) {
+    const PointTrace &m = memory.traces.points[i], &f = files.traces.points[i];
+    CHECK(m.point_id == f.point_id);
+    CHECK(m.params == f.params);
+    REQUIRE(m.samples.size() == f.samples.size());
+    for (std::size_t k = 0; k < f.samples.size(); ++k) CHECK(m.samples[k].latency == f.samples[k].latency);
+  }
+}

@@ -74,6 +74,17 @@ TEST_CASE("--set overrides fields, including sweeps, and errors name the option"
   badval.overrides = {{"array.size", "16 KiBB"}};
   CHECK(errors_of_file(spec, badval).find("--set array.size=16 KiBB:1:18: array.size: unknown unit") !=
         std::string::npos);
+
+  // A long value (a topology's sweep) is abbreviated where its errors are located.
+  std::string values = "[";
+  for (int i = 1; i <= 300; ++i) values += std::to_string(i) + " KiB, ";
+  values += "7 KiBB]";
+  LoadOptions long_value;
+  long_value.overrides = {{"sweep.array.size", values}};
+  const std::string errors = errors_of_file(spec, long_value);
+  CHECK(errors.find("--set sweep.array.size=" + values.substr(0, 48) + "...:1:24: ") != std::string::npos);
+  CHECK(errors.find("unknown unit") != std::string::npos);
+  CHECK(errors.size() < 400);
 }
 
 TEST_CASE("missing and unreadable files") {

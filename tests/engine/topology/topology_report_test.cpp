@@ -68,8 +68,9 @@ TEST_CASE("a topology run becomes one report: tables, then each step with its pl
     CHECK_MESSAGE(plotted.count(sweep) == 1, sweep);
 }
 
-// Bundles read while the topology measured (each as its step completes) give the report
-// the bundles read at the end would: the same report.md, the same plots.
+// Report data made while the topology measured (each step's as it completes, from the points
+// its analyzers had in memory) gives the report the bundles read at the end would: the same
+// report.md, the same plots.
 TEST_CASE("a topology report from bundles read while the steps measured equals one read afterwards") {
   TempDir out;
   auto device = open_device("sim:fermi-gtx560ti");
@@ -81,11 +82,15 @@ TEST_CASE("a topology report from bundles read while the steps measured equals o
   ro.render = false;  // the data files and scripts; what gnuplot makes of them is not the question
   TopologyReportPreload preload(out.path(), ro.limits);
   std::vector<std::string> completed;
-  o.bundle_complete = [&](const std::string& bundle) {
-    // Complete when announced: its findings are written.
+  o.bundle_complete = [&](const std::string& bundle, std::shared_ptr<AnalysedBundle> analysed) {
+    // Complete when announced: its findings are written; measured here, so in memory too.
     CHECK(fs::is_regular_file(fs::path(out.path()) / bundle / "findings.json"));
+    REQUIRE(analysed != nullptr);
+    CHECK(fs::path(analysed->bundle.dir).filename() == bundle);
+    CHECK(analysed->bundle.header.value("status", std::string()) == "complete");
+    CHECK_FALSE(analysed->bundle.traces.points.empty());
     completed.push_back(bundle);
-    preload.start(bundle);
+    preload.start(bundle, std::move(analysed));
   };
   std::atomic<bool> stop{false};
   const json r = run_topology(*device, o, stop);
