@@ -10,6 +10,7 @@
 #include "engine/cli/reexec.hpp"
 #include "engine/core/background_worker.hpp"
 #include "engine/core/files.hpp"
+#include "engine/core/timeline.hpp"
 #include "engine/device/device.hpp"
 #include "engine/topology/topology_report.hpp"
 #include "engine/topology/topology_runner.hpp"
@@ -177,6 +178,7 @@ int cmd_topology(const Args& args, const std::vector<std::string>& full_argv) {
   if (json_out) std::cout << result.dump(2) << "\n";
   else std::cout << topology_table(result) << "\nwritten: " << out_dir << "/topology.json\n";
   std::cout.flush();  // the table before the report is written
+  timeline::mark("topology: table printed");
   // The report comes after the measurements (its time is not part of the
   // topology's wall time) and is written even for an interrupted run: it shows
   // what was measured.
@@ -193,6 +195,8 @@ int cmd_topology(const Args& args, const std::vector<std::string>& full_argv) {
       if (!rep.result.warnings.empty())
         os << "report: " << rep.result.warnings.size() << " experiments without a plot (report.md says why)\n";
       for (const auto& w : rep.skipped) std::cerr << "dissect topology: report: " << w << "\n";
+      timeline::mark("topology: report written");
+      timeline::print(stderr);
     } catch (const std::exception& e) {
       std::cerr << "dissect topology: the report could not be written: " << e.what() << "\n";
       return kExitFailure;

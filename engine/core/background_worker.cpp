@@ -1,6 +1,7 @@
 #include "engine/core/background_worker.hpp"
 
 #include <array>
+#include <cstdint>
 #include <atomic>
 #include <condition_variable>
 #include <deque>
@@ -29,10 +30,14 @@ class Worker {
     std::packaged_task<void()> task(std::move(job));
     std::future<void> done = task.get_future();
     jobs_.push_back(std::move(task));
+    load_.fetch_add(1, std::memory_order_relaxed);
     lock.unlock();
     wake_.notify_one();
     return done;
   }
+
+  // Jobs queued or running (a moment's view).
+  [[nodiscard]] std::size_t load() const { return load_.load(std::memory_order_relaxed); }
 
   // Runs the jobs still queued (a bundle's header is never dropped), then stops (once).
   void finish() {
@@ -57,6 +62,7 @@ class Worker {
         jobs_.pop_front();
       }
       job();  // an exception goes into the job's future
+      load_.fetch_sub(1, std::memory_order_relaxed);
     }
   }
 
@@ -64,6 +70,7 @@ class Worker {
   std::condition_variable wake_;
   std::deque<std::packaged_task<void()>> jobs_;
   bool stopping_ = false;
+  std::atomic<std::size_t> load_{0};
   std::thread thread_;  // last: starts when the rest is ready
 };
 
@@ -99,7 +106,21 @@ void finish() {
     if (Worker* w = worker(i)) w->finish();
 }
 
-std::size_t next_lane() { return g_next_lane.fetch_add(1) % kLanes; }
+std::size_t next_lane() {
+  // An idle lane, the next in turn first; else the least loaded: a bundle's header queued
+  // behind an earlier bundle's last stores (a sets step writes a trace of a hundred MB) would
+  // hold up its kernels' artifacts, which its run waits for.
+  const std::size_t first = g_next_lane.fetch_add(1);
+  std::size_t best = first % kLanes, best_load = SIZE_MAX;
+  for (std::size_t k = 0; k < kLanes; ++k) {
+    const std::size_t lane = (first + k) % kLanes;
+    const Worker* w = worker(lane);
+    const std::size_t load = w != nullptr ? w->load() : 0;
+    if (load < best_load) best = lane, best_load = load;
+    if (load == 0) break;
+  }
+  return best;
+}
 
 std::future<void> run(std::function<void()> job, std::size_t lane) {
   if (Worker* w = worker(lane)) return w->submit(std::move(job));

@@ -15,7 +15,7 @@ namespace dissect::background {
 // Starts the lanes unless they run already. Cheap after the first call.
 void warm_up();
 
-// The lanes, in turn (0, 1, ..., back to 0): one per bundle.
+// A lane for a new bundle: an idle one, in turn (0, 1, ..., back to 0), else the least loaded.
 std::size_t next_lane();
 
 // Runs the jobs still queued on every lane and stops the lanes; later jobs run on threads of

@@ -8,6 +8,7 @@
 
 #include "dissect_git_revision.hpp"
 #include "engine/core/files.hpp"
+#include "engine/core/timeline.hpp"
 #include "engine/core/worker_pool.hpp"
 #include "engine/report/gnuplot_runner.hpp"
 #include "engine/report/miss_threshold.hpp"
@@ -168,6 +169,7 @@ ReportResult write_report(const std::vector<ExperimentData>& experiments, const 
     }
   if (failed) std::rethrow_exception(failed);
 
+  timeline::mark("report: plots made");
   result.report_md = (out / "report.md").string();
   write_file_atomic(result.report_md, render_markdown(doc));
   return result;

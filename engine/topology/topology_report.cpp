@@ -7,6 +7,7 @@
 #include <utility>
 
 #include "engine/core/directory_lock.hpp"
+#include "engine/core/timeline.hpp"
 #include "engine/core/worker_pool.hpp"
 #include "engine/report/experiment_data.hpp"
 #include "engine/topology/topology_table.hpp"
@@ -86,12 +87,14 @@ TopologyReport write_topology_report(const std::string& topology_dir, const repo
           [bundle, limits = options.limits] { return report::load_experiment(bundle, limits); });
     loads.emplace_back(std::move(bundle), std::move(job));
   }
+  timeline::mark("report: topology.json read, bundles asked for");
   std::vector<report::ExperimentData> experiments;
   for (auto& [bundle, job] : loads) try {
       experiments.push_back(job->get());
     } catch (const std::exception& ex) {
       out.skipped.push_back(bundle + ": " + ex.what());
     }
+  timeline::mark("report: every bundle's data in hand");
 
   report::ReportExtras extras;
   const json& d = r.value("device", json::object());

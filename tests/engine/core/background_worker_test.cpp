@@ -61,3 +61,22 @@ TEST_CASE("background lanes run side by side: a lane's job does not wait for ano
   CHECK(m == l);
   CHECK(steps > 1);
 }
+
+TEST_CASE("a new bundle's lane is an idle one while one is idle") {
+  // Lane `busy` holds a job until released: the lanes handed out meanwhile are others.
+  const std::size_t busy = background::next_lane();
+  std::promise<void> release;
+  std::shared_future<void> released = release.get_future().share();
+  std::promise<void> started;
+  std::future<void> running = started.get_future();
+  std::future<void> blocker = background::run(
+      [&started, released] {
+        started.set_value();
+        released.wait();
+      },
+      busy);
+  running.wait();
+  for (int i = 0; i < 16; ++i) CHECK(background::next_lane() != busy);
+  release.set_value();
+  blocker.get();
+}
