@@ -43,7 +43,8 @@ std::size_t DataFile::rows() const {
 }
 
 void write_data_file(const std::string& dir, const DataFile& file) {
-  write_file_atomic((std::filesystem::path(dir) / file.name).string(), file.text());
+  // A report is made again from its bundles: atomic, but not fsynced (dozens of files).
+  write_file_atomic((std::filesystem::path(dir) / file.name).string(), file.text(), false);
 }
 
 }  // namespace dissect::report

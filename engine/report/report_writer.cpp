@@ -127,7 +127,7 @@ ReportResult write_report(const std::vector<ExperimentData>& experiments, const 
           rp.data.push_back((dir / f.name).string());
         }
         rp.script = (dir / (plot.stem + ".gp")).string();
-        write_file_atomic(rp.script, plot.script);
+        write_file_atomic(rp.script, plot.script, false);  // regenerable: not fsynced
         const fs::path svg = dir / (plot.stem + ".svg"), png = dir / (plot.stem + ".png");
         std::error_code rm;
         fs::remove(svg, rm);  // never mistake an earlier report's picture for this one
@@ -171,7 +171,7 @@ ReportResult write_report(const std::vector<ExperimentData>& experiments, const 
 
   timeline::mark("report: plots made");
   result.report_md = (out / "report.md").string();
-  write_file_atomic(result.report_md, render_markdown(doc));
+  write_file_atomic(result.report_md, render_markdown(doc), false);  // regenerable: not fsynced
   return result;
 }
 
