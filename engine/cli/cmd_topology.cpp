@@ -4,6 +4,8 @@
 #include <csignal>
 #include <filesystem>
 #include <iostream>
+#include <system_error>
+#include <thread>
 
 #include "engine/cli/cli.hpp"
 #include "engine/cli/parse_options.hpp"
@@ -170,6 +172,23 @@ int cmd_topology(const Args& args, const std::vector<std::string>& full_argv) {
               << "topology --resume " << out_dir << "\n";
     return kExitFailure;
   }
+  // The device is done with: its buffers, mappings and context go on a thread of their own
+  // while the table and the report are written (a GPU's teardown takes a while), joined
+  // before this returns.
+  struct DeviceTeardown {
+    std::thread thread;
+    ~DeviceTeardown() {
+      if (thread.joinable()) thread.join();
+    }
+  } teardown;
+  try {
+    teardown.thread = std::thread([d = std::move(device)]() mutable {
+      d.reset();
+      timeline::mark("topology: device released");
+    });
+  } catch (const std::system_error&) {
+    // No thread to be had: released here at the end, as before.
+  }
   // Steps whose figures the SM clock or other processes may have spoilt (their bundles say what was seen).
   for (const auto& e : result.value("experiments", nlohmann::json::array()))
     for (const auto& w : e.value("conditions_warnings", nlohmann::json::array()))
@@ -196,12 +215,13 @@ int cmd_topology(const Args& args, const std::vector<std::string>& full_argv) {
         os << "report: " << rep.result.warnings.size() << " experiments without a plot (report.md says why)\n";
       for (const auto& w : rep.skipped) std::cerr << "dissect topology: report: " << w << "\n";
       timeline::mark("topology: report written");
-      timeline::print(stderr);
     } catch (const std::exception& e) {
       std::cerr << "dissect topology: the report could not be written: " << e.what() << "\n";
       return kExitFailure;
     }
   }
+  if (teardown.thread.joinable()) teardown.thread.join();
+  timeline::print(stderr);
   if (result.value("status", std::string()) == "interrupted") return kExitInterrupted;
   for (const auto& e : result["experiments"])
     if (e.value("status", std::string()) == "failed") return kExitFailure;

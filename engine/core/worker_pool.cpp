@@ -20,6 +20,7 @@ namespace dissect::workers {
 namespace {
 
 thread_local bool on_pool_thread = false;  // set by each thread of the pool
+thread_local Priority running_priority = Priority::normal;  // current_priority()
 
 std::size_t wanted_threads() {
   if (const char* v = std::getenv("DISSECT_WORKERS"); v != nullptr && *v != '\0') {
@@ -57,7 +58,7 @@ class Pool {
     }
     std::packaged_task<void()> task(std::move(job));
     std::future<void> done = task.get_future();
-    (priority == Priority::urgent ? urgent_ : jobs_).push_back(std::move(task));
+    queue(priority).push_back(std::move(task));
     lock.unlock();
     wake_.notify_one();
     return done;
@@ -82,16 +83,24 @@ class Pool {
     lower_priority();
     for (;;) {
       std::packaged_task<void()> job;
+      Priority priority = Priority::normal;
       {
         std::unique_lock lock(mutex_);
-        wake_.wait(lock, [this] { return stopping_ || !urgent_.empty() || !jobs_.empty(); });
-        auto& from = !urgent_.empty() ? urgent_ : jobs_;
+        wake_.wait(lock, [this] { return stopping_ || !urgent_.empty() || !soon_.empty() || !jobs_.empty(); });
+        priority = !urgent_.empty() ? Priority::urgent : !soon_.empty() ? Priority::soon : Priority::normal;
+        auto& from = queue(priority);
         if (from.empty()) return;  // stopping, nothing left
         job = std::move(from.front());
         from.pop_front();
       }
+      running_priority = priority;
       job();  // an exception goes into the job's future
+      running_priority = Priority::normal;
     }
+  }
+
+  std::deque<std::packaged_task<void()>>& queue(Priority p) {
+    return p == Priority::urgent ? urgent_ : p == Priority::soon ? soon_ : jobs_;
   }
 
   // This thread's nice value raised by kWorkerNice above the process's (Linux: per thread).
@@ -107,6 +116,7 @@ class Pool {
   std::mutex mutex_;
   std::condition_variable wake_;
   std::deque<std::packaged_task<void()>> urgent_;  // taken before any other
+  std::deque<std::packaged_task<void()>> soon_;    // then these
   std::deque<std::packaged_task<void()>> jobs_;
   bool stopping_ = false;
   std::vector<std::thread> threads_;  // last: started when the rest is ready
@@ -125,6 +135,12 @@ Pool& pool() {
 std::size_t size() { return std::max<std::size_t>(1, pool().threads()); }
 
 bool on_worker() { return on_pool_thread; }
+
+Priority current_priority() { return running_priority; }
+
+PriorityScope::PriorityScope(Priority p) : before_(running_priority) { running_priority = p; }
+
+PriorityScope::~PriorityScope() { running_priority = before_; }
 
 std::future<void> run(std::function<void()> job, Priority priority) { return pool().submit(std::move(job), priority); }
 

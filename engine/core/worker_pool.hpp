@@ -29,13 +29,32 @@ std::size_t size();
 bool on_worker();
 
 // urgent: work the thread that drives the device waits for (a launch's samples decoded
-// side by side); workers take it before any job queued as normal (analyses, compiles ahead,
-// plots). The workers run at a lower priority than the process's other threads.
-enum class Priority { normal, urgent };
+// side by side); workers take it before any other job. soon: work the device's thread will
+// wait for next (the analysis the next step is sized from); taken before normal jobs
+// (analyses beside later steps, compiles ahead, plots). The workers run at a lower priority
+// than the process's other threads.
+enum class Priority { normal, soon, urgent };
+
+// The priority of the job the calling thread runs (normal outside any), or the one a
+// PriorityScope set: what the jobs it starts get unless they say otherwise, so that an
+// analysis that is waited for spreads its own work over the pool at its priority.
+Priority current_priority();
+
+// Sets current_priority() for the calling thread while it lives.
+class PriorityScope {
+ public:
+  explicit PriorityScope(Priority p);
+  ~PriorityScope();
+  PriorityScope(const PriorityScope&) = delete;
+  PriorityScope& operator=(const PriorityScope&) = delete;
+
+ private:
+  Priority before_;
+};
 
 // Runs `job` on a worker; the future holds its outcome (an exception it threw included).
 // When no thread can be had, it runs on a thread of its own (std::async).
-std::future<void> run(std::function<void()> job, Priority priority = Priority::normal);
+std::future<void> run(std::function<void()> job, Priority priority = current_priority());
 
 // Runs the jobs still queued and stops the workers; later jobs run on threads of their own.
 // main() calls it before it returns: the pool itself lives until static objects are
@@ -97,7 +116,7 @@ class Job {
 
 // Queues `work` on the pool as a Job.
 template <class R>
-std::shared_ptr<Job<R>> start(std::function<R()> work, Priority priority = Priority::normal) {
+std::shared_ptr<Job<R>> start(std::function<R()> work, Priority priority = current_priority()) {
   auto job = std::make_shared<Job<R>>(std::move(work));
   run([job] { job->run(); }, priority);
   return job;
@@ -107,7 +126,7 @@ std::shared_ptr<Job<R>> start(std::function<R()> work, Priority priority = Prior
 // has started, and returns their results in order. Every task has finished before the
 // first exception one threw is rethrown: tasks may refer to the caller's locals.
 template <class R>
-std::vector<R> run_all(std::vector<std::function<R()>> tasks, Priority priority = Priority::normal) {
+std::vector<R> run_all(std::vector<std::function<R()>> tasks, Priority priority = current_priority()) {
   std::vector<std::shared_ptr<Job<R>>> jobs;
   jobs.reserve(tasks.size());
   for (auto& t : tasks) jobs.push_back(start<R>(std::move(t), priority));

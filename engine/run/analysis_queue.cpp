@@ -9,8 +9,9 @@ namespace dissect {
 
 AnalysisQueue::~AnalysisQueue() { wait_all(); }
 
-void AnalysisQueue::start(std::size_t key, RunOutcome out) {
+void AnalysisQueue::start(std::size_t key, RunOutcome out, workers::Priority priority) {
   auto e = std::make_shared<Entry>();
+  e->priority = priority;
   e->analysis = out.analysis;
   e->out = std::move(out);
   e->jobs = std::max<std::size_t>(1, e->analysis ? analysis_jobs(*e->analysis) : 0);
@@ -20,7 +21,7 @@ void AnalysisQueue::start(std::size_t key, RunOutcome out) {
     const std::lock_guard lock(mutex_);
     entries_[key] = e;
   }
-  for (std::size_t i = 0; i < e->jobs; ++i) workers::run([this, e, i] { run_job(e, i); });
+  for (std::size_t i = 0; i < e->jobs; ++i) workers::run([this, e, i] { run_job(e, i); }, priority);
 }
 
 void AnalysisQueue::run_job(const std::shared_ptr<Entry>& e, std::size_t i) {
@@ -70,8 +71,12 @@ RunOutcome AnalysisQueue::take(std::size_t key) {
     if (it == entries_.end()) return {};
     e = it->second;
   }
-  // Jobs no worker has started yet run here, rather than after what is queued before them.
-  for (std::size_t i = 0; i < e->jobs; ++i) run_job(e, i);
+  // Jobs no worker has started yet run here, rather than after what is queued before them,
+  // and what they spread over the pool goes before the analyses nobody waits for.
+  {
+    const workers::PriorityScope waited_for(std::max(e->priority, workers::Priority::soon));
+    for (std::size_t i = 0; i < e->jobs; ++i) run_job(e, i);
+  }
   {
     std::unique_lock lock(mutex_);
     changed_.wait(lock, [&] { return e->done; });

@@ -14,6 +14,7 @@
 #include <memory>
 #include <mutex>
 
+#include "engine/core/worker_pool.hpp"
 #include "engine/run/runner.hpp"
 
 namespace dissect {
@@ -26,13 +27,15 @@ class AnalysisQueue {
   AnalysisQueue& operator=(const AnalysisQueue&) = delete;
 
   // Starts analysing `out` (its `analysis`; done at once when there is none) under `key`,
-  // which must be new.
-  void start(std::size_t key, RunOutcome out);
+  // which must be new, its jobs (and the work they spread over the pool) at `priority`:
+  // soon for an analysis the caller will wait for next.
+  void start(std::size_t key, RunOutcome out, workers::Priority priority = workers::Priority::normal);
   // Whether the analysis of `key` has finished (false for a key not started or taken).
   [[nodiscard]] bool done(std::size_t key) const;
   // Waits for the analysis of `key` and hands its outcome back: findings, expectations and
   // analysis_ms filled in, as run_spec returns them without defer_analysis. Rethrows what
-  // finishing it threw (findings.json not written). `key` is forgotten.
+  // finishing it threw (findings.json not written). `key` is forgotten. Jobs of it no worker
+  // has started run here, their own work spread over the pool as soon.
   RunOutcome take(std::size_t key);
   // Waits for every analysis started.
   void wait_all();
@@ -47,6 +50,7 @@ class AnalysisQueue {
     bool done = false;
     std::exception_ptr job_error;  // the first a job threw (then no findings are written)
     std::exception_ptr error;
+    workers::Priority priority = workers::Priority::normal;
   };
   // Runs job i of `e` unless it was claimed already.
   void run_job(const std::shared_ptr<Entry>& e, std::size_t i);

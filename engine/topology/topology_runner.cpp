@@ -513,8 +513,13 @@ json run_topology(Device& device, const TopologyOptions& options, const std::ato
       // The step's bundle holds its conditions; a step they may have spoilt says so here too.
       if (!out.condition_warnings.empty()) exp["conditions_warnings"] = out.condition_warnings;
       if (out.status == "unsupported" && !step.cache.empty()) measured.cache(step.cache).unsupported = out.error;
-      // The analysis runs on the workers while the next steps measure.
-      analyses.start(index, std::move(out));
+      // The analysis runs on the workers while the next steps measure; before the others
+      // where the next step is sized from it (it waits for it at once).
+      const bool needed_next =
+          index + 1 < plan.size() &&
+          std::any_of(plan[index + 1].needs.begin(), plan[index + 1].needs.end(),
+                      [&](const std::string& n) { return n == kEveryEarlierStep || n == step.id; });
+      analyses.start(index, std::move(out), needed_next ? workers::Priority::soon : workers::Priority::normal);
       slot.state = Slot::State::analysing;
     } catch (const SpecError& e) {
       exp["status"] = "failed";

@@ -105,3 +105,46 @@ TEST_CASE("an urgent job is taken before the normal jobs queued ahead of it") {
   CHECK(urgent_at < normal);
   CHECK(*std::max_element(normal_at.begin(), normal_at.end()) == normal);
 }
+
+TEST_CASE("a soon job goes after urgent ones and before normal ones; the jobs it starts inherit its priority") {
+  // Every worker held; then normal jobs, a soon job that starts a job of its own, an urgent
+  // job; then the workers let go.
+  const std::size_t n = workers::size();
+  std::atomic<bool> go{false};
+  std::atomic<std::size_t> held{0};
+  std::vector<std::future<void>> done;
+  for (std::size_t i = 0; i < n; ++i)
+    done.push_back(workers::run([&] {
+      ++held;
+      while (!go.load()) std::this_thread::sleep_for(std::chrono::milliseconds(1));
+    }));
+  while (held.load() < n) std::this_thread::sleep_for(std::chrono::milliseconds(1));
+  std::atomic<std::size_t> started{0};
+  const std::size_t normal = 2 * n + 1;
+  std::vector<std::size_t> normal_at(normal);
+  std::size_t soon_at = 0, urgent_at = 0;
+  workers::Priority soon_ran_as = workers::Priority::normal, inherited = workers::Priority::normal;
+  std::future<void> nested;
+  for (std::size_t i = 0; i < normal; ++i) done.push_back(workers::run([&, i] { normal_at[i] = started++; }));
+  done.push_back(workers::run(
+      [&] {
+        soon_at = started++;
+        soon_ran_as = workers::current_priority();
+        nested = workers::run([&] { inherited = workers::current_priority(); });  // no priority named
+      },
+      workers::Priority::soon));
+  done.push_back(workers::run([&] { urgent_at = started++; }, workers::Priority::urgent));
+  go = true;
+  for (auto& f : done) f.get();
+  nested.get();
+  CHECK(urgent_at < soon_at);
+  CHECK(soon_at < normal);
+  CHECK(soon_ran_as == workers::Priority::soon);
+  CHECK(inherited == workers::Priority::soon);
+  CHECK(workers::current_priority() == workers::Priority::normal);  // this thread runs no job
+  {
+    const workers::PriorityScope scope(workers::Priority::soon);
+    CHECK(workers::current_priority() == workers::Priority::soon);
+  }
+  CHECK(workers::current_priority() == workers::Priority::normal);
+}
