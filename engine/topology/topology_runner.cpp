@@ -289,7 +289,11 @@ json run_topology(Device& device, const TopologyOptions& options, const std::ato
     result["status"] = status;
     snapshot.head = result;
     snapshot.head.erase("experiments");
-    if (keep) result["experiments"] = snapshot.whole()["experiments"];
+    if (keep) {  // one copy of each entry
+      json exps = json::array();
+      for (const auto& e : snapshot.experiments) exps.push_back(*e);
+      result["experiments"] = std::move(exps);
+    }
     records.write(std::move(snapshot));
     timeline::mark("topology: recorded");
   };
@@ -342,7 +346,9 @@ json run_topology(Device& device, const TopologyOptions& options, const std::ato
                        plan[i].id.c_str(), sizing_json(*slot.sizing).dump().c_str(), sizing_json(in_order).dump().c_str());
         }
       }
+      timeline::mark("topology: analysis in hand");
       if (slot.absorb && plan[i].absorb) plan[i].absorb(measured, slot.findings);
+      timeline::mark("topology: folded in");
       slot.findings.clear();
       slot.state = Slot::State::committed;
       progress.committed(i, slot.exp, seconds_since(t0));
@@ -520,6 +526,7 @@ json run_topology(Device& device, const TopologyOptions& options, const std::ato
           std::any_of(plan[index + 1].needs.begin(), plan[index + 1].needs.end(),
                       [&](const std::string& n) { return n == kEveryEarlierStep || n == step.id; });
       analyses.start(index, std::move(out), needed_next ? workers::Priority::soon : workers::Priority::normal);
+      timeline::mark("topology: analysis started");
       slot.state = Slot::State::analysing;
     } catch (const SpecError& e) {
       exp["status"] = "failed";
@@ -546,12 +553,14 @@ json run_topology(Device& device, const TopologyOptions& options, const std::ato
 
   measured.add_nanoseconds();
   result.update(topology_result_json(measured));
-  record("running", true);  // the experiments, final
   // The steps that ran while the SM clock moved or other processes used the GPU (kept ones
   // of a resumed topology included): topology_table and the report name them.
   json affected = json::array();
-  for (const auto& e : result["experiments"])
+  for (const auto& slot : slots) {
+    if (slot.state == Slot::State::waiting) continue;
+    const json& e = slot.committed ? *slot.committed : slot.exp;
     if (e.contains("conditions_warnings")) affected.push_back(e.value("id", std::string("?")));
+  }
   result["conditions"] = {{"affected_steps", affected}};
   result["finished"] = utc_timestamp();
   result["timings"] = {{"wall_s", seconds_since(t0)},
