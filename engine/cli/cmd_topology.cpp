@@ -187,7 +187,8 @@ int cmd_topology(const Args& args, const std::vector<std::string>& full_argv) {
       timeline::mark("topology: device released");
     });
   } catch (const std::system_error&) {
-    // No thread to be had: released here at the end, as before.
+    // No thread to be had: the lambda that took the device is gone with the exception, so
+    // the device is released here, before the table.
   }
   // Steps whose figures the SM clock or other processes may have spoilt (their bundles say what was seen).
   for (const auto& e : result.value("experiments", nlohmann::json::array()))

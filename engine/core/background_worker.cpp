@@ -115,7 +115,7 @@ std::size_t next_lane() {
   for (std::size_t k = 0; k < kLanes; ++k) {
     const std::size_t lane = (first + k) % kLanes;
     const Worker* w = worker(lane);
-    const std::size_t load = w != nullptr ? w->load() : 0;
+    const std::size_t load = w != nullptr ? w->load() : SIZE_MAX;  // no thread: each job on its own
     if (load < best_load) best = lane, best_load = load;
     if (load == 0) break;
   }

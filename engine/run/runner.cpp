@@ -370,7 +370,9 @@ RunOutcome run_spec(const Spec& spec, Device& device, const RunOptions& options,
     analysis->expectations = spec.base.expectations;
     analysis->findings.resize(analysis->requests.size());
     analysis->ms.resize(analysis->requests.size());
-    analysis->keep_analysed = options.keep_analysed && options.defer_analysis;
+    // A resumed run's points are read back from its files (with whatever damage they hold,
+    // which only the files' reader reports): its report reads them too.
+    analysis->keep_analysed = options.keep_analysed && options.defer_analysis && !resuming;
     analysis->writer = std::move(writer_ptr);
     out.analysis = std::move(analysis);
     if (!options.defer_analysis) {

@@ -32,7 +32,8 @@ struct RunOptions {
   // reads them, and seals the bundle. The bundle stays locked until the analysis is finished.
   bool defer_analysis = false;
   // With defer_analysis: finish_analysis hands the bundle as the analyzers read it to the
-  // caller (RunOutcome::analysed), so that a report is made from memory, not from its files.
+  // caller (RunOutcome::analysed), so that a report is made from memory, not from its files
+  // (not for a resumed run, whose points the analysis read back from them).
   bool keep_analysed = false;
 };
 

@@ -45,11 +45,17 @@ void TopologyReportPreload::start(const std::string& bundle, std::shared_ptr<Ana
   std::string path = (fs::path(dir_) / bundle).string();
   if (analysed) {
     // Converting what is in memory costs a pass over the samples; parsing trace.csv again
-    // (hundreds of MB for a TLB step) would cost several.
+    // (hundreds of MB for a TLB step) would cost several. Soon, not behind the analyses
+    // queued before it: the step's points are held until it has run.
     analysed->bundle.dir = path;  // as load_experiment names it
-    jobs_[bundle] = workers::start<report::ExperimentData>([analysed = std::move(analysed), limits = limits_] {
-      return report::experiment_from_bundle(analysed->bundle, analysed->findings_file, limits);
-    });
+    jobs_[bundle] = workers::start<report::ExperimentData>(
+        [analysed = std::move(analysed), limits = limits_]() mutable {
+          report::ExperimentData data =
+              report::experiment_from_bundle(analysed->bundle, analysed->findings_file, limits);
+          analysed.reset();  // the points go now, not when the job does
+          return data;
+        },
+        workers::Priority::soon);
     return;
   }
   jobs_[bundle] = workers::start<report::ExperimentData>(

@@ -33,11 +33,6 @@ using json = nlohmann::json;
 
 namespace {
 
-// topology.json written on a thread of its own: the thread that drives the device hands over a
-// snapshot and goes on (a durable write can wait for the disk behind the bundles' writes).
-// Snapshots reach the disk in order, a moment after they are handed over; one not yet written
-// when a newer comes gives way to it. A killed topology's record can so lag by a snapshot or
-// two: resuming, a step whose bundle is not on record runs again, its directory set aside.
 // A record of topology.json as the device's thread hands it over: the result without its
 // experiments, then each experiment, shared where it changes no more (a committed step's:
 // copying every entry with its findings for every record would cost that thread milliseconds
@@ -54,6 +49,11 @@ struct RecordSnapshot {
   }
 };
 
+// topology.json written on a thread of its own: the thread that drives the device hands over a
+// snapshot and goes on (a durable write can wait for the disk behind the bundles' writes).
+// Snapshots reach the disk in order, a moment after they are handed over; one not yet written
+// when a newer comes gives way to it. A killed topology's record can so lag by a snapshot or
+// two: resuming, a step whose bundle is not on record runs again, its directory set aside.
 class RecordWriter {
  public:
   explicit RecordWriter(std::string path) : path_(std::move(path)) {}

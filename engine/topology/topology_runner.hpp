@@ -30,9 +30,10 @@ struct TopologyOptions {
   // would fault again, and a fault can cost the process its GPU).
   bool retry_failed = false;
   // Called on the calling thread when a step's bundle is complete (analysed, findings.json
-  // written), with its directory name under out_dir and, where the step was measured in this
-  // process, the bundle as its analyzers had it (else null): e.g. to make the report's data
-  // of it while later steps measure.
+  // written), with its directory name under out_dir and, where the step was measured and
+  // analysed in this process, the bundle as its analyzers had it (null for a step kept from an
+  // earlier run, resumed, or with no analyzers or points): e.g. to make the report's data of it
+  // while later steps measure.
   std::function<void(const std::string& bundle, std::shared_ptr<AnalysedBundle> analysed)> bundle_complete;
 };
 

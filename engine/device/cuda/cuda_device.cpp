@@ -196,6 +196,9 @@ CudaDevice::CudaDevice(int ordinal, std::span<const Point> upcoming) : drv_(Cuda
 }
 
 CudaDevice::~CudaDevice() {
+  // The device may be destroyed on a thread of its own (dissect topology releases it while the
+  // report is written): its context is made current there first.
+  if (ctx_) (void)drv_.cuCtxSetCurrent(ctx_);
   await_reserved_buffers();
   if (modules_) modules_->unload_all();  // before the context goes
   for (DeviceBuffer* b : {&arrays_, &scattered_arrays_, &aliased_arrays_, &tables_, &results_, &scatter_, &flush_})

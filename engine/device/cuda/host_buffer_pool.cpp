@@ -25,13 +25,17 @@ HostBufferPool::Lease::~Lease() {
 
 void HostBufferPool::Shelf::put(std::unique_ptr<std::vector<unsigned char>> v) {
   idle.push_back(std::move(v));
-  // Over the limit: the smallest go first (the large ones are the costly ones to make again),
-  // and a single buffer over it goes too.
+  // Kept from the largest down while they fit the limit (the large ones are the costly ones
+  // to make again): a buffer that would pass it goes, the smaller ones after it may stay.
   std::sort(idle.begin(), idle.end(), [](const auto& a, const auto& b) { return a->size() > b->size(); });
   std::size_t total = 0;
-  std::size_t kept = 0;
-  for (; kept < idle.size() && total + idle[kept]->size() <= keep_bytes; ++kept) total += idle[kept]->size();
-  idle.resize(kept);
+  std::vector<std::unique_ptr<std::vector<unsigned char>>> kept;
+  for (auto& b : idle)
+    if (total + b->size() <= keep_bytes) {
+      total += b->size();
+      kept.push_back(std::move(b));
+    }
+  idle = std::move(kept);
 }
 
 HostBufferPool::Lease HostBufferPool::take(std::size_t bytes) {

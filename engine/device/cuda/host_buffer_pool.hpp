@@ -8,6 +8,7 @@
 #include <cstddef>
 #include <memory>
 #include <span>
+#include <utility>
 #include <vector>
 
 namespace dissect {
@@ -23,7 +24,8 @@ class HostBufferPool {
   class Lease {
    public:
     Lease() = default;
-    Lease(Lease&&) noexcept = default;
+    Lease(Lease&& other) noexcept
+        : data_(std::move(other.data_)), size_(std::exchange(other.size_, 0)), home_(std::move(other.home_)) {}
     Lease& operator=(Lease&& other) noexcept;
     Lease(const Lease&) = delete;
     Lease& operator=(const Lease&) = delete;
