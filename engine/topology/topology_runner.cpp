@@ -313,7 +313,7 @@ json run_topology(Device& device, const TopologyOptions& options, const std::ato
       for (const auto& f : out.findings) findings.push_back({{"analyzer", f.analyzer}, {"value", f.value},
                                                              {"unit", f.unit}, {"confidence", f.confidence},
                                                              {"summary", f.summary}});
-      slot.exp["findings"] = findings;
+      slot.exp["findings"] = std::move(findings);
       slot.absorb = slot.exp.value("status", std::string()) == "complete";
       slot.findings = std::move(out.findings);
       if (options.bundle_complete && slot.exp.contains("bundle") && slot.exp["bundle"].is_string())
@@ -334,6 +334,7 @@ json run_topology(Device& device, const TopologyOptions& options, const std::ato
       if (slot.state == Slot::State::committed) continue;
       if (slot.state == Slot::State::analysing && analyses.done(i)) take(i);
       if (slot.state != Slot::State::ready) break;
+      timeline::mark("topology: analysis taken");
       if (slot.sizing) {
         const StepSizing in_order = plan[i].sizes_from(measured);
         if (!same_sizing(in_order, *slot.sizing)) {
