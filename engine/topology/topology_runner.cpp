@@ -40,11 +40,14 @@ namespace {
 struct RecordSnapshot {
   json head;
   std::vector<std::shared_ptr<const json>> experiments;
-  [[nodiscard]] json whole() const {
-    json r = head;
+  [[nodiscard]] json experiments_array() const {
     json exps = json::array();
     for (const auto& e : experiments) exps.push_back(*e);
-    r["experiments"] = std::move(exps);
+    return exps;
+  }
+  [[nodiscard]] json whole() const {
+    json r = head;
+    r["experiments"] = experiments_array();
     return r;
   }
 };
@@ -289,11 +292,7 @@ json run_topology(Device& device, const TopologyOptions& options, const std::ato
     result["status"] = status;
     snapshot.head = result;
     snapshot.head.erase("experiments");
-    if (keep) {  // one copy of each entry
-      json exps = json::array();
-      for (const auto& e : snapshot.experiments) exps.push_back(*e);
-      result["experiments"] = std::move(exps);
-    }
+    if (keep) result["experiments"] = snapshot.experiments_array();  // one copy of each entry
     records.write(std::move(snapshot));
     timeline::mark("topology: recorded");
   };

@@ -13,6 +13,32 @@
 
 using namespace dissect;
 
+namespace {
+
+// Every worker of the pool busy until let_go(): the jobs queued meanwhile wait, in their
+// queues, for the order in which free workers take them.
+struct EveryWorkerHeld {
+  std::atomic<bool> go{false};
+  std::vector<std::future<void>> done;  // the holding jobs, then whatever the test queues
+  EveryWorkerHeld() {
+    std::atomic<std::size_t> held{0};
+    for (std::size_t i = 0; i < workers::size(); ++i)
+      done.push_back(workers::run([this, &held] {
+        ++held;
+        while (!go.load()) std::this_thread::sleep_for(std::chrono::milliseconds(1));
+      }));
+    while (held.load() < workers::size()) std::this_thread::sleep_for(std::chrono::milliseconds(1));
+  }
+  // Lets the workers go and waits for every job in `done`.
+  void let_go() {
+    go = true;
+    for (auto& f : done) f.get();
+  }
+  ~EveryWorkerHeld() { go = true; }  // a failed REQUIRE must not leave the workers spinning
+};
+
+}  // namespace
+
 TEST_CASE("worker pool: jobs run, results and exceptions come back through their futures") {
   CHECK(workers::size() >= 1);
   std::atomic<int> ran{0};
@@ -84,23 +110,15 @@ TEST_CASE("run_all: every task's result in order; a failure is rethrown once eve
 TEST_CASE("an urgent job is taken before the normal jobs queued ahead of it") {
   // Every worker held; then normal jobs, then one urgent job; then the workers let go.
   const std::size_t n = workers::size();
-  std::atomic<bool> go{false};
-  std::atomic<std::size_t> held{0};
-  std::vector<std::future<void>> done;
-  for (std::size_t i = 0; i < n; ++i)
-    done.push_back(workers::run([&] {
-      ++held;
-      while (!go.load()) std::this_thread::sleep_for(std::chrono::milliseconds(1));
-    }));
-  while (held.load() < n) std::this_thread::sleep_for(std::chrono::milliseconds(1));
+  EveryWorkerHeld pool;
+  std::vector<std::future<void>>& done = pool.done;
   std::atomic<std::size_t> started{0};
   const std::size_t normal = 2 * n + 1;
   std::vector<std::size_t> normal_at(normal);
   std::size_t urgent_at = 0;
   for (std::size_t i = 0; i < normal; ++i) done.push_back(workers::run([&, i] { normal_at[i] = started++; }));
   done.push_back(workers::run([&] { urgent_at = started++; }, workers::Priority::urgent));
-  go = true;
-  for (auto& f : done) f.get();
+  pool.let_go();
   // Without the priority it would start last; with it, the first free worker takes it.
   CHECK(urgent_at < normal);
   CHECK(*std::max_element(normal_at.begin(), normal_at.end()) == normal);
@@ -110,15 +128,8 @@ TEST_CASE("a soon job goes after urgent ones and before normal ones; the jobs it
   // Every worker held; then normal jobs, a soon job that starts a job of its own, an urgent
   // job; then the workers let go.
   const std::size_t n = workers::size();
-  std::atomic<bool> go{false};
-  std::atomic<std::size_t> held{0};
-  std::vector<std::future<void>> done;
-  for (std::size_t i = 0; i < n; ++i)
-    done.push_back(workers::run([&] {
-      ++held;
-      while (!go.load()) std::this_thread::sleep_for(std::chrono::milliseconds(1));
-    }));
-  while (held.load() < n) std::this_thread::sleep_for(std::chrono::milliseconds(1));
+  EveryWorkerHeld pool;
+  std::vector<std::future<void>>& done = pool.done;
   std::atomic<std::size_t> started{0};
   const std::size_t normal = 2 * n + 1;
   std::vector<std::size_t> normal_at(normal);
@@ -134,8 +145,7 @@ TEST_CASE("a soon job goes after urgent ones and before normal ones; the jobs it
       },
       workers::Priority::soon));
   done.push_back(workers::run([&] { urgent_at = started++; }, workers::Priority::urgent));
-  go = true;
-  for (auto& f : done) f.get();
+  pool.let_go();
   nested.get();
   // Urgent and soon both before every normal job (which of the two starts first depends on
   // which free worker gets to its counter first).
