@@ -17,9 +17,19 @@
 // sample in all, and overflows when every one of them shows one or more. The level holds
 // the largest N up to which every point from the first that holds holds; it overflows at
 // the first N past it from which every point overflows.
+//
+// Whether the same slots miss in every pass: under a fixed cyclic order an LRU level (of
+// any sets, whatever its index) starts each pass in the state it started the last one in,
+// so its misses repeat slot for slot; one that replaces at random misses other slots from
+// pass to pass. Misses that repeat do not make a level LRU (any policy that repeats its
+// choices does the same), but misses that do not repeat make it not LRU; a level whose
+// misses grow gradually past its entries is not LRU only so (a few sets overflowing one at
+// a time grow them as gradually). Read at the points that overflow with at least 8 misses
+// a pass: the share of one pass's missing slots that miss in the next.
 #include <algorithm>
 #include <cmath>
 #include <functional>
+#include <iterator>
 #include <limits>
 #include <map>
 #include <optional>
@@ -35,9 +45,16 @@
 namespace dissect {
 namespace {
 
+// Misses that repeat (above): read where both passes miss at least this many slots; the
+// same slots when this share of one pass's misses miss again, others below kVaryShare (a
+// level replacing at random keeps about as many of a pass's missing slots as it holds).
+constexpr std::size_t kRepeatMinMisses = 8;
+constexpr double kRepeatShare = 0.9, kVaryShare = 0.6;
+
 struct OverflowPoint {
   std::uint64_t slots = 0;
   std::vector<std::uint32_t> misses;  // per timed pass
+  double repeat_share = std::numeric_limits<double>::quiet_NaN();  // of missing slots, the least share missing again
   bool judged = true;                 // every slot could be judged (tlb_overflow.cpp: references)
   bool holds() const {
     std::uint32_t total = 0;
@@ -130,20 +147,32 @@ class TlbOverflowAnalyzer final : public Analyzer {
       // The first pass loads the entries; a level that is not LRU may still be settling in
       // the next (stray misses in it alone, where the later passes have none): of four
       // passes or more, the last ones count.
+      std::vector<std::uint64_t> missed, missed_before;
       for (std::size_t pass = passes >= 4 ? 2 : 1; pass < passes; ++pass) {
         std::uint32_t m = 0;
+        missed.clear();
         for (std::size_t i = pass * op.slots; i < (pass + 1) * op.slots; ++i) {
           const std::uint64_t slot = v[i]->offset_bytes / stride;
           const bool known = slot < reference.size() && !std::isnan(reference[slot]);
           if (!known && !others_judged) op.judged = false;
           const double excess = v[i]->latency - (known ? reference[slot] : slowest);
-          if (excess >= penalty / 2 && excess <= 3 * penalty) ++m;
+          if (excess >= penalty / 2 && excess <= 3 * penalty) ++m, missed.push_back(slot);
         }
         op.misses.push_back(m);
+        std::sort(missed.begin(), missed.end());
+        if (missed.size() >= kRepeatMinMisses && missed_before.size() >= kRepeatMinMisses) {
+          std::vector<std::uint64_t> both;
+          std::set_intersection(missed.begin(), missed.end(), missed_before.begin(), missed_before.end(),
+                                std::back_inserter(both));
+          const double share = static_cast<double>(both.size()) / static_cast<double>(std::max(missed.size(), missed_before.size()));
+          op.repeat_share = std::isnan(op.repeat_share) ? share : std::min(op.repeat_share, share);
+        }
+        std::swap(missed, missed_before);
       }
       ev["points"].push_back({{"slots", op.slots},
                               {"misses_per_pass", op.misses},
                               {"verdict", op.holds() ? "holds" : op.overflows() ? "overflows" : "unclear"}});
+      if (!std::isnan(op.repeat_share)) ev["points"].back()["missing_again_share"] = op.repeat_share;
       pts.push_back(std::move(op));
     }
     // Points before the first that holds may be unclear (a stray miss); one that misses in
@@ -173,6 +202,18 @@ class TlbOverflowAnalyzer final : public Analyzer {
       if (pts[i].holds())
         return fail(std::to_string(pts[i].slots) + " slots hold after " + std::to_string(pts[holds + 1].slots) +
                     " did not: no single capacity");
+    // The same slots missing pass after pass, or others (above), at the points that overflow.
+    std::optional<bool> repeats;
+    double least_repeat = 1;
+    if (overflow)
+      for (std::size_t i = *overflow; i < pts.size(); ++i)
+        if (!std::isnan(pts[i].repeat_share)) {
+          least_repeat = std::min(least_repeat, pts[i].repeat_share);
+          repeats = least_repeat >= kRepeatShare ? std::optional<bool>(true)
+                    : least_repeat < kVaryShare   ? std::optional<bool>(false)
+                                                  : std::nullopt;
+          if (repeats == false) break;
+        }
     Finding f;
     f.analyzer = name();
     f.unit = "slots";
@@ -187,6 +228,13 @@ class TlbOverflowAnalyzer final : public Analyzer {
       f.summary += ", a miss in every pass from " + std::to_string(pts[*overflow].slots);
     } else {
       f.summary += "; no point past it misses in every pass";
+    }
+    if (repeats) {
+      f.details["misses_repeat_each_pass"] = *repeats;
+      f.summary += *repeats ? "; the same slots miss pass after pass (" + stats::fmt(100 * least_repeat) +
+                                  " % of one pass's missing again at least)"
+                            : "; other slots miss from pass to pass (" + stats::fmt(100 * least_repeat) +
+                                  " % of one pass's missing again): not LRU";
     }
     return f;
   }

@@ -287,6 +287,74 @@ const SpreadRange* spread_range_of(const std::vector<SpreadRange>& ranges, std::
   return nullptr;
 }
 
+std::vector<ReachRange> reach_ranges(const TopologyResult& r) {
+  std::vector<ReachRange> out;
+  if (!r.tlb || !r.tlb->levels) return out;
+  const Limits lim = limits(r);
+  const auto& levels = *r.tlb->levels;
+  std::uint64_t page = kMinStride;
+  if (r.tlb->page_granule_bytes) page = std::max(page, *r.tlb->page_granule_bytes);
+  else if (r.tlb->page_bytes) page = std::max(page, *r.tlb->page_bytes);
+  for (std::size_t i = 0; i < levels.size(); ++i) {
+    const nlohmann::json& L = levels[i];
+    auto number = [&](const char* k) {
+      return L.contains(k) && L[k].is_number() ? L[k].get<std::uint64_t>() : std::uint64_t{0};
+    };
+    const std::uint64_t span = number("span_bytes"), at_least = number("entries_at_least");
+    if (span == 0 || number("reach_at_most_bytes") != span || L.contains("reach_bytes")) continue;
+    const auto b = bounds_of(r, L, lim);
+    if (!b) continue;
+    ReachRange g;
+    g.level = i;
+    g.span = span;
+    g.ways_lo = std::max<std::uint64_t>(1, b->cov_lo / span);
+    g.ways_hi = std::max(g.ways_lo, (b->cov_hi + span - 1) / span);
+    g.entries_at_least = at_least;
+    g.penalty = penalty_of(L);
+    // Fewer entries than one set at the span holds: no point at half the span can show
+    // a reach below it (its first miss needs as many entries of the span).
+    if (at_least <= g.ways_hi || g.penalty <= 0) continue;
+    std::uint64_t most_bytes = lim.footprint_cap;
+    if (i + 1 < levels.size())
+      if (const auto next = bounds_of(r, levels[i + 1], lim)) most_bytes = std::min(most_bytes, next->cov_lo / 10 * 9);
+    const std::uint64_t w2_lo = 2 * g.ways_lo, w2_hi = 2 * g.ways_hi;
+    auto scaled = [](std::uint64_t v, double f) { return static_cast<std::uint64_t>(std::llround(f * static_cast<double>(v))); };
+    const std::vector<std::vector<std::uint64_t>> wanted = {
+        {scaled(w2_lo, 0.9), w2_lo, scaled(w2_hi, 1.03), scaled(w2_hi, 1.06), scaled(w2_hi, 1.12)},
+        {scaled(w2_lo, 0.9), scaled(w2_hi, 1.5), scaled(w2_lo, 1.9)}};
+    for (std::uint32_t h = 1; h <= wanted.size(); ++h) {
+      ReachSeries s;
+      s.halvings = h;
+      s.unit = span >> h;
+      if (s.unit < page || (s.unit << h) != span) break;
+      s.stride = s.unit + kSlotPad * (i + 1);
+      for (const auto n : wanted[h - 1])
+        if (n >= 2 && n <= lim.aliased_slot_cap && n * s.stride <= most_bytes && (s.slots.empty() || n > s.slots.back()))
+          s.slots.push_back(n);
+      if (s.slots.size() < 2) break;
+      g.series.push_back(std::move(s));
+    }
+    if (!g.series.empty()) out.push_back(std::move(g));
+  }
+  return out;
+}
+
+std::vector<SpecOverride> reach_sweep(const std::vector<ReachRange>& ranges) {
+  std::vector<std::uint64_t> sizes, strides, iterations;
+  std::string penalties;
+  for (const auto& g : ranges)
+    for (const auto& s : g.series) {
+      for (const auto n : s.slots) {
+        sizes.push_back(n * s.stride);
+        strides.push_back(s.stride);
+        iterations.push_back(iterations_for(n));
+      }
+      append_penalty(penalties, s.stride, g.penalty);
+    }
+  return {{"sweep", zip(sizes, strides, iterations)},
+          {"analyzers", "[{tlb_spread: {penalties: '" + penalties + "'}}]"}};
+}
+
 std::vector<SpecOverride> stage_sweep(const std::vector<Range>& ranges, const Limits& limits) {
   auto out = range_sweep(ranges, limits);
   // A stride two levels share makes one series of both: its misses are no one level's,

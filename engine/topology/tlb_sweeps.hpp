@@ -100,6 +100,38 @@ std::vector<SpreadRange> spread_ranges(const TopologyResult& r);
 std::vector<SpecOverride> spread_sweep(const std::vector<SpreadRange>& ranges);
 const SpreadRange* spread_range_of(const std::vector<SpreadRange>& ranges, std::uint64_t stride);
 
+// 'tlb_reach': every level the spread step left with more slots than one set of the span
+// holds (`entries_at_least` above the ways at the span) and an entry that reaches at most
+// the span: is its reach the span, or are strides of the span (and its multiples) using
+// only some of its sets? At half the span (plus a pad of its own), an entry that reached
+// the span would take two slots, so n slots need at most (n - 1) / 2 + 2 of its entries,
+// contiguous ones; a level that holds more than that (the spread step's bound) misses
+// none there, if contiguous stretches load its sets evenly. Slots a tenth below, at and
+// 3, 6 and 12 % above twice the ways: a first miss below twice the bound shows a reach of
+// half the span at most. At a quarter of the span, a tenth below, 1.5 and 1.9 times twice
+// the ways: the same reading one stride down (its slots need half as many entries of half
+// the span). Each series starts below what the level holds at its stride whatever the
+// reach: the analyzer reads every point against the first.
+// Within the aliased slot cap and footprint and a tenth short of the next level's
+// coverage; strides of at least the page (or the granule the page step measured).
+struct ReachSeries {
+  std::uint64_t stride = 0;  // with the pad
+  std::uint64_t unit = 0;    // span / 2^halvings
+  std::uint32_t halvings = 0;
+  std::vector<std::uint64_t> slots;  // ascending
+};
+struct ReachRange {
+  std::size_t level = 0;
+  std::uint64_t span = 0;
+  std::uint64_t ways_lo = 0, ways_hi = 0;  // slots at the span
+  std::uint64_t entries_at_least = 0;      // the spread step's bound
+  double penalty = 0;
+  std::vector<ReachSeries> series;  // half the span first
+};
+std::vector<ReachRange> reach_ranges(const TopologyResult& r);
+// {zip: [{array.size, array.stride, iterations}]} and the analyzer's per-stride penalties.
+std::vector<SpecOverride> reach_sweep(const std::vector<ReachRange>& ranges);
+
 // 'tlb_scope': per level of E entries, at its reach (else the stride 'tlb_sets' used;
 // plus a pad of kSlotPad x (level + 1): one stride per level), 3E/4 slots per SM for
 // B = 1, 2, 8, 16, 32 and all SMs at once (as many as the device has, and as fit the

@@ -480,6 +480,7 @@ void tlb_sets(TopologyResult& r, const Findings& fs) {
                          (span_stride && found.contains("share_missing_one_past") &&
                           found["share_missing_one_past"].is_number() && found["share_missing_one_past"].get<double>() < 0.9);
     std::uint64_t lo = 0, hi = 0;
+    std::optional<bool> repeats;  // the same slots missing in every pass (tlb_overflow), where it could tell
     if (partial) {
       const auto [a, b] = coverage_range(L);
       // A level that misses a few accesses at a time past its entries may have missed
@@ -499,6 +500,7 @@ void tlb_sets(TopologyResult& r, const Findings& fs) {
         if (o.analyzer != "tlb_overflow" || o.details.value("stride_bytes", std::uint64_t{0}) != g->stride ||
             !o.details.contains("holds_slots"))
           continue;
+        if (o.details.contains("misses_repeat_each_pass")) repeats = o.details["misses_repeat_each_pass"].get<bool>();
         const auto n_ok = o.details["holds_slots"].get<std::uint64_t>();
         std::uint64_t o_lo = n_ok > 0 ? (n_ok - 1) * g->stride + 1 : 0, o_hi = hi;
         if (o.details.contains("overflow_slots")) o_hi = (o.details["overflow_slots"].get<std::uint64_t>() - 1) * g->stride;
@@ -537,11 +539,22 @@ void tlb_sets(TopologyResult& r, const Findings& fs) {
     } else if (partial) {
       assoc = before;  // the footprint sweep's reading stands; the stage tells no sets
       found_sets_open = true;
-      L["sets_note"] = "one slot at a time past its entries (" + format_bytes(g->stride) +
-                       " apart), the misses grow gradually (+" + fmt_number(stage) + " cycles past the first " +
-                       std::to_string(n) + " slots, of the level's +" + fmt_number(footprint) +
-                       "): not LRU order, no sets; its first misses bound the coverage from above";
-      L["replacement"] = "not LRU";
+      // Gradual misses are a level that is not LRU, or sets that overflow one at a time in an
+      // order of their own (an index that hashes the address): other slots missing from pass
+      // to pass tell the first (tlb_overflow.cpp); the same ones leave both.
+      const std::string seen = "one slot at a time past its entries (" + format_bytes(g->stride) +
+                               " apart), the misses grow gradually (+" + fmt_number(stage) + " cycles past the first " +
+                               std::to_string(n) + " slots, of the level's +" + fmt_number(footprint) + ")";
+      if (repeats == false) {
+        L["sets_note"] = seen + " and other slots miss from pass to pass: not LRU order, no sets; its first misses "
+                                "bound the coverage from above";
+        L["replacement"] = "not LRU";
+      } else {
+        L["sets_note"] = seen + (repeats ? " and the same slots miss pass after pass" : "") +
+                         ": a level that is not LRU, or sets that fill in an order of their own (a hashed index); its "
+                         "first misses bound the coverage from above";
+        L.erase("replacement");
+      }
     } else if (open_at_span) {
       L["entries_if_fully_associative"] = lo == hi ? nlohmann::json(lo / gran) : nlohmann::json(nullptr);
       L["sets_note"] = "swept at its span (" + format_bytes(gran) +
@@ -685,14 +698,15 @@ void tlb_spread(TopologyResult& r, const Findings& fs) {
     // The footprint sweep reads one set where a share of the accesses misses at half the
     // span, slots there sharing entries; a level whose every slot has an entry of its own
     // there (sets of a reach below the span) shows that share too when it does not replace
-    // in LRU order. Slots spread over the sets fit only in several: not LRU.
+    // in LRU order, or when its sets fill unevenly there (an index that hashes the address
+    // overflows some sets before others). Slots spread over the sets fit only in several:
+    // one of the two, and the replacement is not claimed.
     const std::string not_lru_note =
         before == "full" ? "; the footprint sweep's one set (a share of misses at half the span) is a replacement that "
-                           "is not LRU"
+                           "is not LRU, or sets that fill unevenly there"
                          : "";
     auto several_sets = [&]() {
       L["associativity"] = "set-associative";
-      if (before == "full") L["replacement"] = "not LRU";
       L["ways"] = w_lo == w_hi ? nlohmann::json(w_lo) : nlohmann::json(nullptr);
       if (w_lo != w_hi) L["ways_range"] = {w_lo, w_hi};
       else L.erase("ways_range");
@@ -752,6 +766,66 @@ void tlb_spread(TopologyResult& r, const Findings& fs) {
                      "; each set's entries reach span / sets" + not_lru_note;
   }
   per_page(r.tlb_row());
+}
+
+// The reading of tlb_sweeps.hpp (reach_ranges), stride by stride, half the span first: a
+// confirmed first miss at n slots, where an entry of twice the stride would need at most
+// (n - 1) / 2 + 2 contiguous entries and the level holds at least E, shows a reach of the
+// stride at most when those are no more than E; every slot is then an entry of its own, so
+// the slots that fit there (clean, or n - misses per pass) bound the entries, and the next
+// stride is read against them. A stride whose slots all fit, or whose first miss needs more
+// entries than the bound, ends the reading (its note says which).
+void tlb_reach(TopologyResult& r, const Findings& fs) {
+  if (!r.tlb || !r.tlb->levels) return;
+  const auto ranges = tlb_sweeps::reach_ranges(r);
+  for (const auto& g : ranges) {
+    auto& L = (*r.tlb->levels)[g.level];
+    L.erase("reach_note");
+    std::uint64_t entries = g.entries_at_least;
+    std::string note;
+    for (const auto& s : g.series) {
+      const Finding* f = nullptr;
+      for (const Finding& x : fs)
+        if (x.analyzer == "tlb_spread" && x.details.value("stride_bytes", std::uint64_t{0}) == s.stride) f = &x;
+      const std::string at = format_bytes(s.unit) + " + " + format_bytes(s.stride - s.unit) + " apart";
+      if (f == nullptr || !f->details.contains("clean_slots")) {
+        note += (note.empty() ? "" : "; ") + ("slots " + at + ": " + (f ? f->summary : "no finding"));
+        break;
+      }
+      const auto clean = f->details["clean_slots"].get<std::uint64_t>();
+      if (!f->details.contains("first_miss_slots") || f->details.contains("first_miss_unconfirmed")) {
+        note += (note.empty() ? "" : "; ") + ("slots " + at + ": no miss up to " + std::to_string(clean) +
+                                              ", as an entry of twice the stride would hold them (" +
+                                              std::to_string(clean / 2 + 1) + " entries): no tighter reach");
+        break;
+      }
+      const auto m = f->details["first_miss_slots"].get<std::uint64_t>();
+      const std::uint64_t needed = (m - 1) / 2 + 2;
+      if (needed > entries) {
+        note += (note.empty() ? "" : "; ") + ("slots " + at + ": the first miss at " + std::to_string(m) +
+                                              " slots needs " + std::to_string(needed) +
+                                              " entries of twice the stride, more than the " + std::to_string(entries) +
+                                              " it holds at least: no tighter reach");
+        break;
+      }
+      // Each slot an entry of its own: the slots that fit are entries.
+      std::uint64_t held = std::max(clean, f->details.value("holds_at_least_slots", std::uint64_t{0}));
+      if (f->details.contains("misses_per_pass"))
+        for (const auto& p : f->details["misses_per_pass"]) {
+          const double n = p[0].get<double>() - p[1].get<double>();
+          if (n > 0) held = std::max(held, static_cast<std::uint64_t>(std::floor(n)));
+        }
+      note += (note.empty() ? "" : "; ") +
+              ("slots " + at + " miss from " + std::to_string(m) + ", where entries of twice the stride would need " +
+               std::to_string(needed) + " (at most " + std::to_string(entries) +
+               " held): an entry reaches " + format_bytes(s.unit) + " at most, and " + std::to_string(held) +
+               " slots fit, an entry each");
+      entries = std::max(entries, held);
+      L["reach_at_most_bytes"] = s.unit;
+      L["entries_at_least"] = entries;
+    }
+    L["reach_note"] = note + " (assumed: contiguous stretches of entries load the sets evenly)";
+  }
 }
 
 // Each finding names the stride its series ran at: the level swept at that stride. A level

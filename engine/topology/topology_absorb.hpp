@@ -62,6 +62,9 @@ void tlb_sets(TopologyResult& r, const Findings& fs);
 // with the entries, ways and reach that follow; a reading that contradicts the earlier
 // steps leaves the associativity undetermined, saying why.
 void tlb_spread(TopologyResult& r, const Findings& fs);
+// 'tlb_reach': a tighter reach (and more entries) for the levels whose slots at the span
+// fill only some of their sets, or why the step could not tell.
+void tlb_reach(TopologyResult& r, const Findings& fs);
 // 'tlb_scope': each level's scope (sm, shared, group), or why it was not read.
 void tlb_scope(TopologyResult& r, const Findings& fs);
 // The page, or why none; pages per entry where a level's reach is known.

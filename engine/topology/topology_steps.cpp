@@ -601,6 +601,21 @@ std::vector<TopologyStep> topology_plan() {
                   },
                   .needs = {"l2_size", "tlb", "page_size", "page_size_scattered", "tlb_entries", "tlb_sets"},
                   .absorb = absorb::tlb_spread});
+  // A reach below the span: where slots spread over the sets fit more entries than the span
+  // held, strides of half and a quarter of the span tell whether strides of the span fill
+  // only some of the sets (tlb_sweeps.hpp).
+  plan.push_back({.id = "tlb_reach",
+                  .label = "TLB reach (strides below the span)",
+                  .sizes_from = [](const TopologyResult& r) -> StepSizing {
+                    const auto ranges = tlb_sweeps::reach_ranges(r);
+                    if (ranges.empty())
+                      return SkipStep{r.tlb && r.tlb->levels && !r.tlb->levels->empty()
+                                          ? "no level holds more slots spread over its sets than at its span"
+                                          : "no TLB level was found"};
+                    return tlb_sweeps::reach_sweep(ranges);
+                  },
+                  .needs = {"l2_size", "tlb", "page_size", "page_size_scattered", "tlb_entries", "tlb_sets", "tlb_spread"},
+                  .absorb = absorb::tlb_reach});
   // Per SM or shared: B SMs at once (up to every SM), each chasing 3/4 of a level's entries
   // over slots of its own; a level the B share runs out, private ones do not.
   plan.push_back({.id = "tlb_scope",

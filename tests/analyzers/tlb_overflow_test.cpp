@@ -15,16 +15,21 @@ constexpr std::uint64_t kStride = (32ull << 20) + 32;
 constexpr double kPenalty = 100;
 
 // One point of `slots` slots: a first pass and three more, each pass past C missing
-// (N - C) slots picked at random; `stray` adds one slow sample to the third pass.
-PointTrace overflow_point(std::size_t id, std::uint64_t slots, std::uint64_t capacity, bool stray = false) {
+// (N - C) slots picked at random (`repeat`: the same slots in every pass, as sets that
+// overflow under LRU would); `stray` adds one slow sample to the third pass.
+PointTrace overflow_point(std::size_t id, std::uint64_t slots, std::uint64_t capacity, bool stray = false,
+                          bool repeat = false) {
   PointTrace p;
   p.point_id = id;
   p.params = {{"kernel", "pchase"}, {"size_bytes", std::to_string(slots * kStride)}, {"stride_bytes", std::to_string(kStride)}};
   std::mt19937 rng(static_cast<std::uint32_t>(5 + id));
   std::normal_distribution<double> jitter(0, 3);
+  std::vector<char> miss(slots, 0);
   for (std::uint64_t pass = 0; pass < 4; ++pass) {
-    std::vector<char> miss(slots, 0);
-    for (std::uint64_t k = 0; slots > capacity && k < slots - capacity; ++k) miss[rng() % slots] = 1;
+    if (!repeat || pass == 0) {
+      std::fill(miss.begin(), miss.end(), 0);
+      for (std::uint64_t k = 0; slots > capacity && k < slots - capacity; ++k) miss[rng() % slots] = 1;
+    }
     for (std::uint64_t j = 0; j < slots; ++j) {
       Sample s;
       s.seq = pass * slots + j;
@@ -39,9 +44,11 @@ PointTrace overflow_point(std::size_t id, std::uint64_t slots, std::uint64_t cap
   return p;
 }
 
-TraceSet series(std::uint64_t capacity, std::uint64_t from, std::uint64_t to, std::uint64_t stray_at = 0) {
+TraceSet series(std::uint64_t capacity, std::uint64_t from, std::uint64_t to, std::uint64_t stray_at = 0,
+                bool repeat = false) {
   TraceSet t;
-  for (std::uint64_t n = from; n <= to; ++n) t.points.push_back(overflow_point(t.points.size(), n, capacity, n == stray_at));
+  for (std::uint64_t n = from; n <= to; ++n)
+    t.points.push_back(overflow_point(t.points.size(), n, capacity, n == stray_at, repeat));
   return t;
 }
 
@@ -98,4 +105,22 @@ TEST_CASE("tlb_overflow: a point that holds after one that was unclear leaves no
   const Finding f = test::analyze(t, "tlb_overflow", penalty());
   CHECK(f.value.is_null());
   CHECK(test::reason(f).find("hold after") != std::string::npos);
+}
+
+TEST_CASE("tlb_overflow: the same slots missing pass after pass, or others: only the second is not LRU") {
+  // Past 2048 slots, 8 to 32 misses a pass: other slots each pass (a level that replaces
+  // at random), or the same ones (sets overflowing under LRU, or a policy that repeats).
+  const Finding random = test::analyze(series(2048, 2044, 2080), "tlb_overflow", penalty());
+  CAPTURE(random.summary);
+  CHECK(random.details["overflow_slots"] == 2049);
+  CHECK(random.details["misses_repeat_each_pass"] == false);
+  CHECK(random.summary.find("not LRU") != std::string::npos);
+  const Finding same = test::analyze(series(2048, 2044, 2080, 0, true), "tlb_overflow", penalty());
+  CAPTURE(same.summary);
+  CHECK(same.details["overflow_slots"] == 2049);
+  CHECK(same.details["misses_repeat_each_pass"] == true);
+  CHECK(same.summary.find("not LRU") == std::string::npos);
+  // Too few misses a pass to tell: nothing said.
+  const Finding few = test::analyze(series(2048, 2044, 2052), "tlb_overflow", penalty());
+  CHECK_FALSE(few.details.contains("misses_repeat_each_pass"));
 }

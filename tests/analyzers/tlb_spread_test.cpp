@@ -144,11 +144,13 @@ TEST_CASE("tlb_spread: a rise too small for fewer slots to fit bounds them from 
   CHECK(one.details["first_miss_slots"] == 2356);
   CHECK_FALSE(one.details.contains("holds_at_least_slots"));
   // Another level's rise alone (a level that never runs out): no point misses, so no miss
-  // shows what one costs, and nothing is bounded.
+  // shows what one costs. Its penalty of +760 stands out of the data path, so each access
+  // is counted instead: none is a miss, and every slot of the largest point fits.
   const Finding other =
       test::analyze(series(1u << 20, 760, {3686, 4711, 7373}, {0, 10, 12}), "tlb_spread", penalty(760));
   CHECK_FALSE(other.details.contains("first_miss_slots"));
-  CHECK_FALSE(other.details.contains("holds_at_least_slots"));
+  CHECK(other.details["holds_at_least_slots"] == 7373);
+  CHECK(other.summary.find("counted one by one") != std::string::npos);
 }
 
 TEST_CASE("tlb_spread: a first miss that a later point contradicts bounds nothing, neither the sets nor a cost") {
@@ -161,4 +163,29 @@ TEST_CASE("tlb_spread: a first miss that a later point contradicts bounds nothin
   CHECK(f.details["first_miss_slots"] == 4711);
   CHECK(f.details.contains("first_miss_unconfirmed"));
   CHECK_FALSE(f.details.contains("holds_at_least_slots"));
+}
+
+TEST_CASE("tlb_spread: where the penalty stands out of the data path, each access is counted (pigeonhole per pass)") {
+  // A level of +760 over a data path of 300 and 330 cycles that keeps 4300 of the slots:
+  // the others miss on every pass. 4711 slots miss 411 accesses a pass: at least 4300 fit,
+  // whatever the mean says; the first point's accesses set the threshold.
+  TraceSet t = series(1u << 20, 760, {3686, 4711, 7373});
+  for (auto& p : t.points)
+    for (auto& s : p.samples)
+      if (s.offset_bytes / kStride >= 4300) s.latency += 760;
+  const Finding f = test::analyze(t, "tlb_spread", penalty(760));
+  CAPTURE(f.summary);
+  CHECK(f.details["clean_slots"] == 3686);
+  CHECK(f.details["first_miss_slots"] == 4711);
+  REQUIRE(f.details.contains("misses_per_pass"));
+  const auto& counts = f.details["misses_per_pass"];
+  REQUIRE(counts.size() == 3);
+  CHECK(counts[0][1].get<double>() == doctest::Approx(0));
+  CHECK(counts[1][1].get<double>() == doctest::Approx(411));
+  CHECK(counts[2][1].get<double>() == doctest::Approx(7373 - 4300));
+  CHECK(f.details["holds_at_least_slots"] == 4300);
+  CHECK(f.summary.find("counted one by one") != std::string::npos);
+  // A penalty within the data path's spread: nothing is counted.
+  const Finding small = test::analyze(series(2048, 95, {1843, 2356}), "tlb_spread", penalty(95));
+  CHECK_FALSE(small.details.contains("misses_per_pass"));
 }

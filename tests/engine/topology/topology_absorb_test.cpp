@@ -282,7 +282,9 @@ TEST_CASE("topology absorb: a level swept at its span above the granule: bounds,
     const json& l = (*r.tlb->levels)[0];
     CHECK(l["coverage_range_bytes"] == json{4095 * s, 4102 * s});
     CHECK(l["coverage_bytes"].is_null());
-    CHECK(l["replacement"] == "not LRU");
+    // Gradual misses alone: not LRU, or sets that fill in an order of their own.
+    CHECK_FALSE(l.contains("replacement"));
+    CHECK(l["sets_note"].get<std::string>().find("a hashed index") != std::string::npos);
     CHECK(l["associativity"] == "undetermined");
     CHECK(l["entries"].is_null());
     CHECK_FALSE(l.contains("sets_at_least"));
@@ -319,7 +321,27 @@ TEST_CASE("topology absorb: a level swept at its span above the granule: bounds,
     CHECK(l["reach_bytes"] == span);
     CHECK(l["associativity"] == "full");
     CHECK(l["sets"] == 1);
-    CHECK(l["replacement"] == "not LRU");
+    CHECK_FALSE(l.contains("replacement"));
+  }
+  {
+    // Counted pass by pass, other slots miss from pass to pass: not LRU. The same slots
+    // in every pass: still no claim.
+    for (const bool repeats : {false, true}) {
+      TopologyResult r = result();
+      absorb::tlb_sets(r, {finding("tlb", 1, {{"levels", {{{"knee_slots", 4102}, {"first_miss_entries", 4103},
+                                                           {"stride_bytes", s}, {"associativity", "set-associative"},
+                                                           {"share_missing_one_past", 0.3},
+                                                           {"miss_penalty_cycles", 4.6}}}}}),
+                           finding("tlb_overflow", 4100, {{"stride_bytes", s}, {"holds_slots", 4100},
+                                                          {"overflow_slots", 4101},
+                                                          {"misses_repeat_each_pass", repeats}})});
+      const json& l = (*r.tlb->levels)[0];
+      CAPTURE(repeats);
+      CHECK(l.contains("replacement") == !repeats);
+      if (!repeats) CHECK(l["replacement"] == "not LRU");
+      CHECK(l["sets_note"].get<std::string>().find(repeats ? "the same slots miss" : "other slots miss") !=
+            std::string::npos);
+    }
   }
 }
 
@@ -359,7 +381,7 @@ TEST_CASE("topology absorb: slots spread over the sets tell one set from several
   }
   {
     // Twice as many fit: two sets of a reach of 16 MiB; the footprint sweep's one set was a
-    // replacement that is not LRU.
+    // replacement that is not LRU, or sets that fill unevenly at half the span: no claim.
     TopologyResult r = result("full");
     absorb::tlb_spread(r, {spread(r, {{"clean_slots", 3686}, {"first_miss_slots", 4712}})});
     const json& l = (*r.tlb->levels)[0];
@@ -368,7 +390,8 @@ TEST_CASE("topology absorb: slots spread over the sets tell one set from several
     CHECK(l["reach_bytes"] == span / 2);
     CHECK(l["entries_range"] == json{4096, 4098});
     CHECK(l["ways_range"] == json{2048, 2049});
-    CHECK(l["replacement"] == "not LRU");
+    CHECK_FALSE(l.contains("replacement"));
+    CHECK(l["sets_note"].get<std::string>().find("or sets that fill unevenly") != std::string::npos);
   }
   {
     // No miss up to the sweep's end at 4 x 2048: at least 4 sets, nothing more.
@@ -449,6 +472,108 @@ TEST_CASE("topology absorb: slots spread over the sets tell one set from several
     const json& l = (*r.tlb->levels)[0];
     CHECK(l["associativity"] == "full");
     CHECK(l.contains("spread_note"));
+  }
+}
+
+TEST_CASE("topology absorb: strides below the span show a reach below it where the span fills only some sets") {
+  // A level of 4096 slots at its 64 MiB span (penalty +764) whose slots spread over its sets
+  // fit at least 4700 (tlb_spread: no whole number of sets): each entry reaches the span at
+  // most. 'tlb_reach' sweeps it at 32 MiB and 16 MiB (+ pad).
+  const std::uint64_t span = 64ull << 20, s = span + tlb_sweeps::kSlotPad;
+  auto result = [&] {
+    TopologyResult r;
+    absorb::tlb_levels(r, {finding("tlb", 1, {{"levels", {{{"coverage_bytes", nullptr},
+                                                           {"coverage_range_bytes", {4096 * s, 4097 * s}},
+                                                           {"span_bytes", span},
+                                                           {"associativity", "undetermined"},
+                                                           {"miss_penalty_cycles", 764.0}}}}})});
+    const auto spread = tlb_sweeps::spread_ranges(r);
+    REQUIRE(spread.size() == 1);
+    absorb::tlb_spread(r, {finding("tlb_spread", 3687,
+                                   {{"stride_bytes", spread[0].stride},
+                                    {"clean_slots", 3687},
+                                    {"first_miss_slots", 7374},
+                                    {"unclear", "4714 slots rise by 5"},
+                                    {"holds_at_least_slots", 4700}})});
+    REQUIRE((*r.tlb->levels)[0]["entries_at_least"] == 4700);
+    REQUIRE((*r.tlb->levels)[0]["reach_at_most_bytes"] == span);
+    return r;
+  };
+  auto reach = [](const TopologyResult& r, std::uint32_t halvings, json details) {
+    const auto ranges = tlb_sweeps::reach_ranges(r);
+    REQUIRE(ranges.size() == 1);
+    REQUIRE(ranges[0].series.size() >= halvings);
+    details["stride_bytes"] = ranges[0].series[halvings - 1].stride;
+    return finding("tlb_spread", details.value("clean_slots", json()), details);
+  };
+  {
+    // The sweep: half the span a tenth below, at and past 2 x 4096-4098 (the coverage
+    // bracket in spans); a quarter of it
+    // at 0.9, 1.5 and 1.9 times that.
+    const TopologyResult r = result();
+    const auto ranges = tlb_sweeps::reach_ranges(r);
+    REQUIRE(ranges.size() == 1);
+    REQUIRE(ranges[0].series.size() == 2);
+    CHECK(ranges[0].series[0].stride == (32ull << 20) + tlb_sweeps::kSlotPad);
+    CHECK(ranges[0].series[0].slots == std::vector<std::uint64_t>{7373, 8192, 8442, 8688, 9180});
+    CHECK(ranges[0].series[1].stride == (16ull << 20) + tlb_sweeps::kSlotPad);
+    CHECK(ranges[0].series[1].slots == std::vector<std::uint64_t>{7373, 12294, 15565});
+  }
+  {
+    // Out of slots at 8442 at half the span: entries of the span would need 4222 of the
+    // 4700 held: the reach is half the span at most, and 8192 slots fit, an entry each
+    // (more where each access was counted: 8442 - 100 misses a pass). At a quarter of the
+    // span nothing misses: no tighter.
+    TopologyResult r = result();
+    const auto half = reach(r, 1, {{"clean_slots", 8192}, {"first_miss_slots", 8442}, {"misses_per_pass", {{8192, 0.0}, {8442, 100.0}}}});
+    const auto quarter = reach(r, 2, {{"clean_slots", 15565}});
+    absorb::tlb_reach(r, {half, quarter});
+    const json& l = (*r.tlb->levels)[0];
+    CHECK(l["reach_at_most_bytes"] == span / 2);
+    CHECK(l["entries_at_least"] == 8342);
+    CHECK(l["entries"].is_null());
+    CHECK_FALSE(l.contains("reach_bytes"));
+    CHECK(l["reach_note"].get<std::string>().find("no tighter reach") != std::string::npos);
+  }
+  {
+    // Missing at a quarter of the span too, from 12294 slots: entries of half the span would
+    // need 6148 of the 8192 held: a quarter of the span at most.
+    TopologyResult r = result();
+    const auto half = reach(r, 1, {{"clean_slots", 8192}, {"first_miss_slots", 8442}});
+    const auto quarter = reach(r, 2, {{"clean_slots", 7373}, {"first_miss_slots", 12294}});
+    absorb::tlb_reach(r, {half, quarter});
+    const json& l = (*r.tlb->levels)[0];
+    CHECK(l["reach_at_most_bytes"] == span / 4);
+    CHECK(l["entries_at_least"] == 8192);
+  }
+  {
+    // An entry of the span that fills every set: out of slots past twice its 4096-4098,
+    // where entries of the span would need more than the 4700 held: nothing changes.
+    TopologyResult r = result();
+    const auto half = reach(r, 1, {{"clean_slots", 9180}});
+    absorb::tlb_reach(r, {half});
+    const json& l = (*r.tlb->levels)[0];
+    CHECK(l["reach_at_most_bytes"] == span);
+    CHECK(l["entries_at_least"] == 4700);
+    CHECK(l["reach_note"].get<std::string>().find("no tighter reach") != std::string::npos);
+    TopologyResult late = result();
+    absorb::tlb_reach(late, {reach(late, 1, {{"clean_slots", 9180}, {"first_miss_slots", 9600}})});
+    CHECK((*late.tlb->levels)[0]["reach_at_most_bytes"] == span);
+    CHECK((*late.tlb->levels)[0]["reach_note"].get<std::string>().find("more than the 4700") != std::string::npos);
+    // A first miss that a later point contradicts shows nothing either.
+    TopologyResult noise = result();
+    absorb::tlb_reach(noise, {reach(noise, 1, {{"clean_slots", 7373}, {"first_miss_slots", 8192}, {"first_miss_unconfirmed", "x"}})});
+    CHECK((*noise.tlb->levels)[0]["reach_at_most_bytes"] == span);
+  }
+  {
+    // A level read as one set (no bound past its ways) is not swept.
+    TopologyResult r;
+    absorb::tlb_levels(r, {finding("tlb", 1, {{"levels", {{{"coverage_bytes", 4096 * span},
+                                                           {"coverage_range_bytes", {4096 * span, 4096 * span}},
+                                                           {"span_bytes", span},
+                                                           {"associativity", "full"},
+                                                           {"miss_penalty_cycles", 764.0}}}}})});
+    CHECK(tlb_sweeps::reach_ranges(r).empty());
   }
 }
 

@@ -131,7 +131,7 @@ TEST_CASE("topology plan: bandwidth of every level, read and write, after the st
   std::vector<std::string> among;
   for (std::size_t i = index_of(bw.front()); i < ids.size(); ++i)
     if (std::find(bw.begin(), bw.end(), ids[i]) == bw.end()) among.push_back(ids[i]);
-  CHECK(among == std::vector<std::string>{"tlb_sets", "tlb_spread", "tlb_scope"});
+  CHECK(among == std::vector<std::string>{"tlb_sets", "tlb_spread", "tlb_reach", "tlb_scope"});
   for (const auto& id : among) {
     const Spec spec = load_spec((std::filesystem::path(specs_dir()) / "topology" / (id + ".yaml")).string());
     CHECK(spec.base.array.frames == Frames::aliased);
