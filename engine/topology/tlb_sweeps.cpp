@@ -309,6 +309,13 @@ std::vector<ReachRange> reach_ranges(const TopologyResult& r) {
     g.span = span;
     g.ways_lo = std::max<std::uint64_t>(1, b->cov_lo / span);
     g.ways_hi = std::max(g.ways_lo, (b->cov_hi + span - 1) / span);
+    // The footprint sweep's last clean point at the span, where it is below the bracket (a
+    // bracket whose lower end a few stray misses moved past the capacity would put the
+    // points at twice the ways past it, and each run somewhere else).
+    if (L.contains("knees_at_coverage") && L["knees_at_coverage"].is_array())
+      for (const auto& k : L["knees_at_coverage"])
+        if (k.value("stride_bytes", std::uint64_t{0}) == span + kSlotPad && k.value("clean_slots", std::uint64_t{0}) > 0)
+          g.ways_lo = std::min(g.ways_lo, k["clean_slots"].get<std::uint64_t>());
     g.entries_at_least = at_least;
     g.penalty = penalty_of(L);
     // Fewer entries than one set at the span holds: no point at half the span can show

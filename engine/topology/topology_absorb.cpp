@@ -537,7 +537,12 @@ void tlb_sets(TopologyResult& r, const Findings& fs) {
       L["sets_note"] = "one set, as the footprint sweep read it (swept at its span, " + format_bytes(gran) +
                        ", where every slot falls into one set)";
     } else if (partial) {
-      assoc = before;  // the footprint sweep's reading stands; the stage tells no sets
+      // The stage tells no sets. A level the footprint sweep read as one set of entries of
+      // its span keeps that reach, but not the one set: a single set whose replacement is
+      // not LRU and sets that an index hashing the address fills evenly both run out a few
+      // slots at a time (an LRU level of one set misses every access one slot past it).
+      assoc = before == "full" ? "undetermined" : before;
+      L["stage_misses_gradual"] = true;
       found_sets_open = true;
       // Gradual misses are a level that is not LRU, or sets that overflow one at a time in an
       // order of their own (an index that hashes the address): other slots missing from pass
@@ -569,6 +574,7 @@ void tlb_sets(TopologyResult& r, const Findings& fs) {
       else L[k] = found[k];
     }
     if (found_sets_open && before == "full" && assoc == "full") L["sets"] = 1;  // one set, as the footprint sweep read it
+    if (!partial) L.erase("stage_misses_gradual");
     L["associativity"] = assoc;
     L["stage_stride_bytes"] = g->stride;
     if (!partial) {
@@ -585,7 +591,7 @@ void tlb_sets(TopologyResult& r, const Findings& fs) {
                           " is kept";
     }
     std::optional<std::uint64_t> reach;
-    if (assoc == "full") {
+    if (assoc == "full" || (partial && before == "full")) {
       if (L.contains("span_bytes") && L["span_bytes"].is_number() && L["span_bytes"].get<std::uint64_t>() >= gran)
         reach = L["span_bytes"].get<std::uint64_t>();
       else
@@ -742,10 +748,22 @@ void tlb_spread(TopologyResult& r, const Findings& fs) {
     }
     const std::uint64_t sets = k_lo;
     if (sets == 1) {
-      L["associativity"] = "full";
-      L["sets"] = 1;
       L["reach_bytes"] = span;
       set_entries(1);
+      if (L.value("stage_misses_gradual", false)) {
+        // The stage sweep's misses came a few at a time past the entries: one set whose
+        // replacement is not LRU, or sets that an index hashing the address fills evenly here
+        // as at the span; their entries and reach are the same either way.
+        L["associativity"] = "undetermined";
+        L["sets"] = nullptr;
+        L["sets_note"] = "spread over every set, the slots run out past the " + ways +
+                         " that fit at the span, and one slot at a time past them the misses grow gradually: one set "
+                         "whose replacement is not LRU, or sets that an index hashing the address fills evenly at both "
+                         "strides";
+        continue;
+      }
+      L["associativity"] = "full";
+      L["sets"] = 1;
       L["sets_note"] = std::string(before == "full" ? "one set, as the footprint sweep read it; " : "one set: ") +
                        "spread over every set, the slots run out past the " + ways + " that fit at the span";
       continue;
@@ -794,9 +812,13 @@ void tlb_reach(TopologyResult& r, const Findings& fs) {
       }
       const auto clean = f->details["clean_slots"].get<std::uint64_t>();
       if (!f->details.contains("first_miss_slots") || f->details.contains("first_miss_unconfirmed")) {
-        note += (note.empty() ? "" : "; ") + ("slots " + at + ": no miss up to " + std::to_string(clean) +
-                                              ", as an entry of twice the stride would hold them (" +
-                                              std::to_string(clean / 2 + 1) + " entries): no tighter reach");
+        // The slots that fit, where each access was counted (a rise of another level's
+        // leaves points unclear that miss nothing of this one).
+        const std::uint64_t fit = std::max(clean, f->details.value("holds_at_least_slots", std::uint64_t{0}));
+        note += (note.empty() ? "" : "; ") +
+                ("slots " + at + ": " + std::to_string(fit) + " fit, as entries of twice the stride would hold them (" +
+                 std::to_string(fit / 2 + 1) + " of them): no tighter reach; entries of the stride would be " +
+                 std::to_string(fit) + " at least");
         break;
       }
       const auto m = f->details["first_miss_slots"].get<std::uint64_t>();

@@ -604,8 +604,10 @@ std::vector<TopologyStep> topology_plan() {
   // A reach below the span: where slots spread over the sets fit more entries than the span
   // held, strides of half and a quarter of the span tell whether strides of the span fill
   // only some of the sets (tlb_sweeps.hpp).
+  // Not in --fast: the spread step's bounds stand there.
   plan.push_back({.id = "tlb_reach",
                   .label = "TLB reach (strides below the span)",
+                  .in_fast_mode = false,
                   .sizes_from = [](const TopologyResult& r) -> StepSizing {
                     const auto ranges = tlb_sweeps::reach_ranges(r);
                     if (ranges.empty())

@@ -306,8 +306,8 @@ TEST_CASE("topology absorb: a level swept at its span above the granule: bounds,
   }
   {
     // Read as one set by the footprint sweep (entries of the span), the same gradual
-    // misses past 4096 after a bracket of (4095 s, 4096 s]: 4096 entries, the one whole
-    // number in it, not LRU.
+    // misses past 4096 after a bracket of (4095 s, 4096 s]: 4096 entries of the span, the
+    // one whole number in it; one set that is not LRU or sets of a hashed index, no claim.
     TopologyResult r = result();
     (*r.tlb->levels)[0]["associativity"] = "full";
     (*r.tlb->levels)[0]["coverage_range_bytes"] = {4095 * s + 1, 4100 * s};
@@ -319,8 +319,9 @@ TEST_CASE("topology absorb: a level swept at its span above the granule: bounds,
     CHECK(l["coverage_range_bytes"] == json{4095 * s + 1, 4096 * s});
     CHECK(l["entries"] == 4096);
     CHECK(l["reach_bytes"] == span);
-    CHECK(l["associativity"] == "full");
-    CHECK(l["sets"] == 1);
+    CHECK(l["associativity"] == "undetermined");
+    CHECK_FALSE(l.contains("sets"));
+    CHECK(l["stage_misses_gradual"] == true);
     CHECK_FALSE(l.contains("replacement"));
   }
   {
@@ -378,6 +379,19 @@ TEST_CASE("topology absorb: slots spread over the sets tell one set from several
     CHECK(l["reach_bytes"] == span);
     CHECK(l["entries"].is_null());
     CHECK(l["entries_range"] == json{2048, 2049});
+  }
+  {
+    // The same, after a stage sweep whose misses grew gradually past the entries: one set
+    // that is not LRU, or sets a hashed index fills evenly; the entries and reach stand.
+    TopologyResult r = result("undetermined");
+    (*r.tlb->levels)[0]["stage_misses_gradual"] = true;
+    absorb::tlb_spread(r, {spread(r, {{"clean_slots", 1843}, {"first_miss_slots", 2356}})});
+    const json& l = (*r.tlb->levels)[0];
+    CHECK(l["associativity"] == "undetermined");
+    CHECK(l["sets"].is_null());
+    CHECK(l["reach_bytes"] == span);
+    CHECK(l["entries_range"] == json{2048, 2049});
+    CHECK(l["sets_note"].get<std::string>().find("hashing the address") != std::string::npos);
   }
   {
     // Twice as many fit: two sets of a reach of 16 MiB; the footprint sweep's one set was a
