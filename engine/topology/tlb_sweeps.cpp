@@ -327,8 +327,8 @@ std::vector<ReachRange> reach_ranges(const TopologyResult& r) {
     const std::uint64_t w2_lo = 2 * g.ways_lo, w2_hi = 2 * g.ways_hi;
     auto scaled = [](std::uint64_t v, double f) { return static_cast<std::uint64_t>(std::llround(f * static_cast<double>(v))); };
     const std::vector<std::vector<std::uint64_t>> wanted = {
-        {scaled(w2_lo, 0.9), w2_lo, scaled(w2_hi, 1.03), scaled(w2_hi, 1.06), scaled(w2_hi, 1.12)},
-        {scaled(w2_lo, 0.9), scaled(w2_hi, 1.5), scaled(w2_lo, 1.9)}};
+        {scaled(w2_lo, 0.9), w2_lo, scaled(w2_hi, 1.03), scaled(w2_hi, 1.06)},
+        {scaled(w2_lo, 0.9), scaled(w2_hi, 1.5)}};
     for (std::uint32_t h = 1; h <= wanted.size(); ++h) {
       ReachSeries s;
       s.halvings = h;

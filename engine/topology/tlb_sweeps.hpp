@@ -107,9 +107,9 @@ const SpreadRange* spread_range_of(const std::vector<SpreadRange>& ranges, std::
 // the span would take two slots, so n slots need at most (n - 1) / 2 + 2 of its entries,
 // contiguous ones; a level that holds more than that (the spread step's bound) misses
 // none there, if contiguous stretches load its sets evenly. Slots a tenth below, at and
-// 3, 6 and 12 % above twice the ways: a first miss below twice the bound shows a reach of
-// half the span at most. At a quarter of the span, a tenth below, 1.5 and 1.9 times twice
-// the ways: the same reading one stride down (its slots need half as many entries of half
+// 3 and 6 % above twice the ways: a first miss below twice the bound shows a reach of half
+// the span at most. At a quarter of the span, a tenth below and 1.5 times twice the ways:
+// the same reading one stride down (its slots need half as many entries of half
 // the span). Each series starts below what the level holds at its stride whatever the
 // reach: the analyzer reads every point against the first.
 // Within the aliased slot cap and footprint and a tenth short of the next level's
