@@ -203,17 +203,15 @@ class TlbOverflowAnalyzer final : public Analyzer {
         return fail(std::to_string(pts[i].slots) + " slots hold after " + std::to_string(pts[holds + 1].slots) +
                     " did not: no single capacity");
     // The same slots missing pass after pass, or others (above), at the points that overflow.
-    std::optional<bool> repeats;
+    bool judged_repeat = false;
     double least_repeat = 1;
     if (overflow)
       for (std::size_t i = *overflow; i < pts.size(); ++i)
         if (!std::isnan(pts[i].repeat_share)) {
+          judged_repeat = true;
           least_repeat = std::min(least_repeat, pts[i].repeat_share);
-          repeats = least_repeat >= kRepeatShare ? std::optional<bool>(true)
-                    : least_repeat < kVaryShare   ? std::optional<bool>(false)
-                                                  : std::nullopt;
-          if (repeats == false) break;
         }
+    const bool repeat_known = judged_repeat && (least_repeat >= kRepeatShare || least_repeat < kVaryShare);
     Finding f;
     f.analyzer = name();
     f.unit = "slots";
@@ -229,9 +227,10 @@ class TlbOverflowAnalyzer final : public Analyzer {
     } else {
       f.summary += "; no point past it misses in every pass";
     }
-    if (repeats) {
-      f.details["misses_repeat_each_pass"] = *repeats;
-      f.summary += *repeats ? "; the same slots miss pass after pass (" + stats::fmt(100 * least_repeat) +
+    if (repeat_known) {
+      const bool repeats = least_repeat >= kRepeatShare;
+      f.details["misses_repeat_each_pass"] = repeats;
+      f.summary += repeats ? "; the same slots miss pass after pass (" + stats::fmt(100 * least_repeat) +
                                   " % of one pass's missing again at least)"
                             : "; other slots miss from pass to pass (" + stats::fmt(100 * least_repeat) +
                                   " % of one pass's missing again): not LRU";
