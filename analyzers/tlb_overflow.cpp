@@ -24,8 +24,9 @@
 // pass to pass. Misses that repeat do not make a level LRU (any policy that repeats its
 // choices does the same), but misses that do not repeat make it not LRU; a level whose
 // misses grow gradually past its entries is not LRU only so (a few sets overflowing one at
-// a time grow them as gradually). Read at the points that overflow with at least 8 misses
-// a pass: the share of one pass's missing slots that miss in the next.
+// a time grow them as gradually). Read at the points that overflow, over pairs of passes
+// that miss 8 slots or more each: the share of one pass's missing slots that miss in the next,
+// pooled.
 #include <algorithm>
 #include <cmath>
 #include <functional>
@@ -54,7 +55,9 @@ constexpr double kRepeatShare = 0.9, kVaryShare = 0.6;
 struct OverflowPoint {
   std::uint64_t slots = 0;
   std::vector<std::uint32_t> misses;  // per timed pass
-  double repeat_share = std::numeric_limits<double>::quiet_NaN();  // of missing slots, the least share missing again
+  // Over the pairs of consecutive passes that both miss kRepeatMinMisses slots or more: the
+  // slots missing in both, and the larger pass's missing slots.
+  std::uint64_t missing_again = 0, missing_of = 0;
   bool judged = true;                 // every slot could be judged (tlb_overflow.cpp: references)
   bool holds() const {
     std::uint32_t total = 0;
@@ -164,15 +167,17 @@ class TlbOverflowAnalyzer final : public Analyzer {
           std::vector<std::uint64_t> both;
           std::set_intersection(missed.begin(), missed.end(), missed_before.begin(), missed_before.end(),
                                 std::back_inserter(both));
-          const double share = static_cast<double>(both.size()) / static_cast<double>(std::max(missed.size(), missed_before.size()));
-          op.repeat_share = std::isnan(op.repeat_share) ? share : std::min(op.repeat_share, share);
+          op.missing_again += both.size();
+          op.missing_of += std::max(missed.size(), missed_before.size());
         }
         std::swap(missed, missed_before);
       }
       ev["points"].push_back({{"slots", op.slots},
                               {"misses_per_pass", op.misses},
                               {"verdict", op.holds() ? "holds" : op.overflows() ? "overflows" : "unclear"}});
-      if (!std::isnan(op.repeat_share)) ev["points"].back()["missing_again_share"] = op.repeat_share;
+      if (op.missing_of > 0)
+        ev["points"].back()["missing_again_share"] =
+            static_cast<double>(op.missing_again) / static_cast<double>(op.missing_of);
       pts.push_back(std::move(op));
     }
     // Points before the first that holds may be unclear (a stray miss); one that misses in
@@ -202,16 +207,13 @@ class TlbOverflowAnalyzer final : public Analyzer {
       if (pts[i].holds())
         return fail(std::to_string(pts[i].slots) + " slots hold after " + std::to_string(pts[holds + 1].slots) +
                     " did not: no single capacity");
-    // The same slots missing pass after pass, or others (above), at the points that overflow.
-    bool judged_repeat = false;
-    double least_repeat = 1;
+    // The same slots missing pass after pass, or others (above), pooled over the points that
+    // overflow (a few stray slow accesses at one point move the share little).
+    std::uint64_t again = 0, of = 0;
     if (overflow)
-      for (std::size_t i = *overflow; i < pts.size(); ++i)
-        if (!std::isnan(pts[i].repeat_share)) {
-          judged_repeat = true;
-          least_repeat = std::min(least_repeat, pts[i].repeat_share);
-        }
-    const bool repeat_known = judged_repeat && (least_repeat >= kRepeatShare || least_repeat < kVaryShare);
+      for (std::size_t i = *overflow; i < pts.size(); ++i) again += pts[i].missing_again, of += pts[i].missing_of;
+    const double repeat_share = of > 0 ? static_cast<double>(again) / static_cast<double>(of) : 0.0;
+    const bool repeat_known = of > 0 && (repeat_share >= kRepeatShare || repeat_share < kVaryShare);
     Finding f;
     f.analyzer = name();
     f.unit = "slots";
@@ -228,12 +230,12 @@ class TlbOverflowAnalyzer final : public Analyzer {
       f.summary += "; no point past it misses in every pass";
     }
     if (repeat_known) {
-      const bool repeats = least_repeat >= kRepeatShare;
+      const bool repeats = repeat_share >= kRepeatShare;
       f.details["misses_repeat_each_pass"] = repeats;
-      f.summary += repeats ? "; the same slots miss pass after pass (" + stats::fmt(100 * least_repeat) +
-                                  " % of one pass's missing again at least)"
-                            : "; other slots miss from pass to pass (" + stats::fmt(100 * least_repeat) +
-                                  " % of one pass's missing again): not LRU";
+      f.summary += repeats ? "; the same slots miss pass after pass (" + stats::fmt(100 * repeat_share) +
+                                  " % of one pass's missing slots miss again in the next)"
+                            : "; other slots miss from pass to pass (" + stats::fmt(100 * repeat_share) +
+                                  " % of one pass's missing slots miss again in the next): not LRU";
     }
     return f;
   }

@@ -96,7 +96,8 @@ class TlbSpreadAnalyzer final : public Analyzer {
   std::string name() const override { return "tlb_spread"; }
   std::string purpose() const override {
     return "TLB slots that fit when spread over every set (stride of a level's span x 17/16): one set holds its "
-           "entries, S sets S times as many; read from point means against the level's penalty";
+           "entries, S sets S times as many; read from point means against the level's penalty, and where the "
+           "penalty stands out of the data path each access counted (slots that fit >= N - misses per pass)";
   }
   std::vector<AnalyzerParam> params() const override {
     return {{"penalties", "", "per stride, the level's miss penalty: 'STRIDE:CYCLES ...' (bytes; the topology sets it); "

@@ -1,11 +1,12 @@
 #!/usr/bin/env bash
 # Two dissect builds timed on one device, interleaved: N rounds of bench/topology_time.sh -n 1
-# (cold, warm and --fast, each a fresh process, a compile cache of the round's own) for build
-# A, then for build B, A again, and so on. A host's speed drifts from lease to lease and
-# within one (a build timed after another on the same card runs a few tenths of a second
-# apart by that alone): only runs interleaved so compare two builds. Prints every run's row
-# and, per build, the medians of the warm topology wall, its kernels and wall / kernels, and
-# of the --fast process wall (with the report), then B's warm and fast medians less A's.
+# (cold, warm and --fast, each a fresh process, a compile cache of the round's own) for each
+# build, A then B in odd rounds and B then A in even ones (a steady drift favours neither).
+# A host's speed drifts from lease to lease and within one (a build timed after another on
+# the same card runs a few tenths of a second apart by that alone): only runs interleaved so
+# compare two builds. Prints every run's row (a run that failed or did not complete is named
+# and left out) and, per build, the medians of the warm topology wall, its kernels and
+# wall / kernels, and of the --fast process wall (with the report), then B's medians less A's.
 #
 # Usage (from the repository root):
 #   bench/topology_ab.sh [-n N] [-o DIR] A_BIN B_BIN [DEVICE]
@@ -36,8 +37,11 @@ status=0
 
 echo "# $(date -u +%FT%TZ) A: $A ($("$A" --version | head -1)), B: $B ($("$B" --version | head -1)); device $DEVICE; $ROUNDS rounds each, interleaved"
 for ((r = 1; r <= ROUNDS; r++)); do
-  for side in a b; do
+  order="a b"
+  ((r % 2 == 0)) && order="b a"
+  for side in $order; do
     if [ $side = a ]; then bin=$A root=${A_ROOT:-$ROOT}; else bin=$B root=${B_ROOT:-$ROOT}; fi
+    rm -rf "${OUTDIR:?}/$side$r"
     DISSECT_BIN=$bin DISSECT_SPECS=$root/specs DISSECT_TEMPLATES=$root/kernels_templates \
       bash "$ROOT/bench/topology_time.sh" -n 1 -o "$OUTDIR/$side$r" "$DEVICE" > "$OUTDIR/$side$r.txt" 2>&1 || status=1
   done
@@ -52,9 +56,11 @@ def row(d):
     with open(os.path.join(d, "topology.json")) as f:
         t = json.load(f)
     with open(os.path.join(d, "times")) as f:
-        t0, t1, _, _ = f.read().split()
+        t0, t1, _, rc = f.read().split()
+    if rc != "0" or t.get("status") != "complete":
+        raise ValueError(f"exit {rc}, status {t.get('status')}: left out")
     kernels = sum((e.get("kernel_ms") or 0.0) for e in t.get("experiments", [])) / 1000
-    wall = t.get("timings", {}).get("wall_s", 0.0)
+    wall = t.get("timings", {}).get("wall_s") or 0.0
     return {"process": float(t1) - float(t0), "wall": wall, "kernels": kernels,
             "ratio": wall / kernels if kernels > 0 else float("nan")}
 
@@ -66,8 +72,8 @@ for r in range(1, rounds + 1):
             d = os.path.join(out, f"{side}{r}", f"round1-{kind}")
             try:
                 x = row(d)
-            except (OSError, ValueError) as e:
-                print(f"{side}{r}-{kind:<8} missing ({e})")
+            except (OSError, ValueError, KeyError) as e:
+                print(f"{side}{r}-{kind:<8} not counted ({e})")
                 continue
             runs[side][kind].append(x)
             print(f"{side}{r}-{kind:<8} {x['process']:9.2f} {x['wall']:10.2f} {x['kernels']:9.2f} {x['ratio']:9.3f}")

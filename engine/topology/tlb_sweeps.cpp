@@ -326,9 +326,12 @@ std::vector<ReachRange> reach_ranges(const TopologyResult& r) {
       if (const auto next = bounds_of(r, levels[i + 1], lim)) most_bytes = std::min(most_bytes, next->cov_lo / 10 * 9);
     const std::uint64_t w2_lo = 2 * g.ways_lo, w2_hi = 2 * g.ways_hi;
     auto scaled = [](std::uint64_t v, double f) { return static_cast<std::uint64_t>(std::llround(f * static_cast<double>(v))); };
+    // Each series' first point fits whatever the reach: no more slots than the entries bound
+    // (one entry a slot at most, contiguous ones), and a tenth below twice the ways.
+    const std::uint64_t first = std::min(scaled(w2_lo, 0.9), at_least);
     const std::vector<std::vector<std::uint64_t>> wanted = {
-        {scaled(w2_lo, 0.9), w2_lo, scaled(w2_hi, 1.03), scaled(w2_hi, 1.06)},
-        {scaled(w2_lo, 0.9), scaled(w2_hi, 1.5)}};
+        {first, w2_lo, scaled(w2_hi, 1.03), scaled(w2_hi, 1.06)},
+        {first, scaled(w2_hi, 1.5)}};
     for (std::uint32_t h = 1; h <= wanted.size(); ++h) {
       ReachSeries s;
       s.halvings = h;

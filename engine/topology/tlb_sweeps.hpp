@@ -106,12 +106,12 @@ const SpreadRange* spread_range_of(const std::vector<SpreadRange>& ranges, std::
 // only some of its sets? At half the span (plus a pad of its own), an entry that reached
 // the span would take two slots, so n slots need at most (n - 1) / 2 + 2 of its entries,
 // contiguous ones; a level that holds more than that (the spread step's bound) misses
-// none there, if contiguous stretches load its sets evenly. Slots a tenth below, at and
-// 3 and 6 % above twice the ways: a first miss below twice the bound shows a reach of half
-// the span at most. At a quarter of the span, a tenth below and 1.5 times twice the ways:
-// the same reading one stride down (its slots need half as many entries of half
-// the span). Each series starts below what the level holds at its stride whatever the
-// reach: the analyzer reads every point against the first.
+// none there, if contiguous stretches load its sets evenly. Slots at, 3 and 6 % above twice
+// the ways: a first miss below twice the bound shows a reach of half the span at most. At a
+// quarter of the span, 1.5 times twice the ways: the same reading one stride down (its
+// slots need half as many entries of half the span). Each series starts where the level
+// holds its slots whatever the reach (a tenth below twice the ways, and no more than the
+// entries bound): the analyzer reads every point against the first.
 // Within the aliased slot cap and footprint and a tenth short of the next level's
 // coverage; strides of at least the page (or the granule the page step measured).
 struct ReachSeries {

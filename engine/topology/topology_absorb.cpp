@@ -500,7 +500,6 @@ void tlb_sets(TopologyResult& r, const Findings& fs) {
         if (o.analyzer != "tlb_overflow" || o.details.value("stride_bytes", std::uint64_t{0}) != g->stride ||
             !o.details.contains("holds_slots"))
           continue;
-        if (o.details.contains("misses_repeat_each_pass")) repeats = o.details["misses_repeat_each_pass"].get<bool>();
         const auto n_ok = o.details["holds_slots"].get<std::uint64_t>();
         std::uint64_t o_lo = n_ok > 0 ? (n_ok - 1) * g->stride + 1 : 0, o_hi = hi;
         if (o.details.contains("overflow_slots")) o_hi = (o.details["overflow_slots"].get<std::uint64_t>() - 1) * g->stride;
@@ -508,6 +507,7 @@ void tlb_sets(TopologyResult& r, const Findings& fs) {
           lo = std::max(lo, o_lo);
           hi = std::min(hi, o_hi);
           L["overflow_note"] = o.summary;
+          if (o.details.contains("misses_repeat_each_pass")) repeats = o.details["misses_repeat_each_pass"].get<bool>();
         } else {
           L["overflow_note"] = o.summary + ": outside the bracket the other readings give, not used";
         }
@@ -590,8 +590,20 @@ void tlb_sets(TopologyResult& r, const Findings& fs) {
                           " cycles past its knee, " + why + "; the footprint sweep's +" + fmt_number(footprint) +
                           " is kept";
     }
+    // Read as one set by the footprint sweep, gradual misses here: its entries reach the
+    // span at most (slots a span apart stop sharing them), and the slots spread over its sets
+    // (tlb_spread) tell the rest; until then, bounds.
+    if (partial && before == "full" && L.contains("span_bytes") && L["span_bytes"].is_number()) {
+      const auto span = L["span_bytes"].get<std::uint64_t>();
+      L["entries"] = nullptr;
+      L.erase("entries_range");
+      L.erase("reach_bytes");
+      L["entries_at_least"] = (lo + span - 1) / span;
+      L["reach_at_most_bytes"] = span;
+      continue;
+    }
     std::optional<std::uint64_t> reach;
-    if (assoc == "full" || (partial && before == "full")) {
+    if (assoc == "full") {
       if (L.contains("span_bytes") && L["span_bytes"].is_number() && L["span_bytes"].get<std::uint64_t>() >= gran)
         reach = L["span_bytes"].get<std::uint64_t>();
       else
@@ -636,16 +648,20 @@ void tlb_spread(TopologyResult& r, const Findings& fs) {
     const auto* g = tlb_sweeps::spread_range_of(ranges, f.details["stride_bytes"].get<std::uint64_t>());
     if (g == nullptr) continue;
     auto& L = (*r.tlb->levels)[g->level];
-    L.erase("entries_at_least");  // bounds only where this step finds no geometry (below)
-    L.erase("reach_at_most_bytes");
     const auto span = L["span_bytes"].get<std::uint64_t>();
     const std::string before = L.value("associativity", "undetermined");
     const std::string apart = format_bytes(g->stride) + " apart (its span x 17/16: every slot an entry of its own, "
                                                         "spread over up to 16 sets)";
     if (!f.details.contains("clean_slots")) {
-      L["spread_note"] = "slots " + apart + ": " + f.summary;
+      L["spread_note"] = "slots " + apart + ": " + f.summary;  // the steps before stand, bounds too
       continue;
     }
+    // Bounds only where this step finds no geometry (below); where it finds nothing, those
+    // of the steps before stand.
+    auto clear_bounds = [&] {
+      L.erase("entries_at_least");
+      L.erase("reach_at_most_bytes");
+    };
     const auto [cov_lo, cov_hi] = coverage_range(L);
     std::uint64_t w_lo = (cov_lo + span - 1) / span, w_hi = cov_hi / span;
     if (w_lo == 0 || w_hi < w_lo) w_lo = g->ways_lo, w_hi = g->ways_hi;
@@ -748,6 +764,7 @@ void tlb_spread(TopologyResult& r, const Findings& fs) {
     }
     const std::uint64_t sets = k_lo;
     if (sets == 1) {
+      clear_bounds();
       L["reach_bytes"] = span;
       set_entries(1);
       if (L.value("stage_misses_gradual", false)) {
@@ -774,6 +791,7 @@ void tlb_spread(TopologyResult& r, const Findings& fs) {
       bounds();
       continue;
     }
+    clear_bounds();
     several_sets();
     L["sets"] = sets;
     L["reach_bytes"] = span / sets;
@@ -798,7 +816,7 @@ void tlb_reach(TopologyResult& r, const Findings& fs) {
   const auto ranges = tlb_sweeps::reach_ranges(r);
   for (const auto& g : ranges) {
     auto& L = (*r.tlb->levels)[g.level];
-    L.erase("reach_note");
+    L.erase("reach_strides_note");
     std::uint64_t entries = g.entries_at_least;
     std::string note;
     for (const auto& s : g.series) {
@@ -822,7 +840,20 @@ void tlb_reach(TopologyResult& r, const Findings& fs) {
         break;
       }
       const auto m = f->details["first_miss_slots"].get<std::uint64_t>();
-      const std::uint64_t needed = (m - 1) / 2 + 2;
+      // Entries of twice the stride (the unit's span) that m slots lie in, the pads counted,
+      // and one more for an array that starts inside one.
+      const std::uint64_t needed = (m - 1) * s.stride / (2 * s.unit) + 2;
+      // Where each access was counted, the first miss must show misses of its own: a last
+      // point has no later one to confirm it.
+      bool counted_miss = true;
+      if (f->details.contains("misses_per_pass"))
+        for (const auto& p : f->details["misses_per_pass"])
+          if (p[0].get<std::uint64_t>() == m) counted_miss = p[1].get<double>() > 0;
+      if (!counted_miss) {
+        note += (note.empty() ? "" : "; ") + ("slots " + at + ": the first miss at " + std::to_string(m) +
+                                              " slots shows no access counted as a miss: no tighter reach");
+        break;
+      }
       if (needed > entries) {
         note += (note.empty() ? "" : "; ") + ("slots " + at + ": the first miss at " + std::to_string(m) +
                                               " slots needs " + std::to_string(needed) +
@@ -846,7 +877,7 @@ void tlb_reach(TopologyResult& r, const Findings& fs) {
       L["reach_at_most_bytes"] = s.unit;
       L["entries_at_least"] = entries;
     }
-    L["reach_note"] = note + " (assumed: contiguous stretches of entries load the sets evenly)";
+    L["reach_strides_note"] = note + " (assumed: contiguous stretches of entries load the sets evenly)";
   }
 }
 

@@ -69,6 +69,11 @@ inline void check_tlb_truth(const nlohmann::json& r, const sim::Profile& truth) 
       CHECK(got["reach_at_most_bytes"].get<std::uint64_t>() >= want.geometry.line_bytes);
       CHECK_FALSE(got["sets"].is_number());
       CHECK(got["associativity"] != "full");
+      if (got.contains("reach_bytes")) CHECK(got["reach_bytes"] == want.geometry.line_bytes);
+      if (got.contains("entries_range") && got["entries_range"].is_array()) {
+        CHECK(got["entries_range"][0].get<std::uint64_t>() <= want.geometry.lines());
+        CHECK(got["entries_range"][1].get<std::uint64_t>() >= want.geometry.lines());
+      }
       continue;
     }
     if (lru || got["entries"].is_number()) {

@@ -306,8 +306,9 @@ TEST_CASE("topology absorb: a level swept at its span above the granule: bounds,
   }
   {
     // Read as one set by the footprint sweep (entries of the span), the same gradual
-    // misses past 4096 after a bracket of (4095 s, 4096 s]: 4096 entries of the span, the
-    // one whole number in it; one set that is not LRU or sets of a hashed index, no claim.
+    // misses past 4096 after a bracket of (4095 s, 4096 s]: one set that is not LRU or sets
+    // of a hashed index, no claim; bounds until the slots spread over its sets read it: at
+    // least 4096 entries (the bracket over the span), of the span at most.
     TopologyResult r = result();
     (*r.tlb->levels)[0]["associativity"] = "full";
     (*r.tlb->levels)[0]["coverage_range_bytes"] = {4095 * s + 1, 4100 * s};
@@ -317,8 +318,10 @@ TEST_CASE("topology absorb: a level swept at its span above the granule: bounds,
                                                          {"miss_penalty_cycles", 690.0}}}}})});
     const json& l = (*r.tlb->levels)[0];
     CHECK(l["coverage_range_bytes"] == json{4095 * s + 1, 4096 * s});
-    CHECK(l["entries"] == 4096);
-    CHECK(l["reach_bytes"] == span);
+    CHECK(l["entries"].is_null());
+    CHECK(l["entries_at_least"] == 4096);
+    CHECK(l["reach_at_most_bytes"] == span);
+    CHECK_FALSE(l.contains("reach_bytes"));
     CHECK(l["associativity"] == "undetermined");
     CHECK_FALSE(l.contains("sets"));
     CHECK(l["stage_misses_gradual"] == true);
@@ -521,16 +524,17 @@ TEST_CASE("topology absorb: strides below the span show a reach below it where t
     return finding("tlb_spread", details.value("clean_slots", json()), details);
   };
   {
-    // The sweep: half the span a tenth below, at and past 2 x 4096-4098 (the coverage
-    // bracket in spans); a quarter of it at 0.9 and 1.5 times that.
+    // The sweep: half the span at and past 2 x 4096-4098 (the coverage bracket in spans), a
+    // quarter of it at 1.5 times that; each from 4700 slots, the entries bound (below 0.9 x
+    // 2 x 4096: a first point that fits whatever the reach).
     const TopologyResult r = result();
     const auto ranges = tlb_sweeps::reach_ranges(r);
     REQUIRE(ranges.size() == 1);
     REQUIRE(ranges[0].series.size() == 2);
     CHECK(ranges[0].series[0].stride == (32ull << 20) + tlb_sweeps::kSlotPad);
-    CHECK(ranges[0].series[0].slots == std::vector<std::uint64_t>{7373, 8192, 8442, 8688});
+    CHECK(ranges[0].series[0].slots == std::vector<std::uint64_t>{4700, 8192, 8442, 8688});
     CHECK(ranges[0].series[1].stride == (16ull << 20) + tlb_sweeps::kSlotPad);
-    CHECK(ranges[0].series[1].slots == std::vector<std::uint64_t>{7373, 12294});
+    CHECK(ranges[0].series[1].slots == std::vector<std::uint64_t>{4700, 12294});
   }
   {
     // Out of slots at 8442 at half the span: entries of the span would need 4222 of the
@@ -546,14 +550,14 @@ TEST_CASE("topology absorb: strides below the span show a reach below it where t
     CHECK(l["entries_at_least"] == 8342);
     CHECK(l["entries"].is_null());
     CHECK_FALSE(l.contains("reach_bytes"));
-    CHECK(l["reach_note"].get<std::string>().find("no tighter reach") != std::string::npos);
+    CHECK(l["reach_strides_note"].get<std::string>().find("no tighter reach") != std::string::npos);
   }
   {
     // Missing at a quarter of the span too, from 12294 slots: entries of half the span would
     // need 6148 of the 8192 held: a quarter of the span at most.
     TopologyResult r = result();
     const auto half = reach(r, 1, {{"clean_slots", 8192}, {"first_miss_slots", 8442}});
-    const auto quarter = reach(r, 2, {{"clean_slots", 7373}, {"first_miss_slots", 12294}});
+    const auto quarter = reach(r, 2, {{"clean_slots", 4700}, {"first_miss_slots", 12294}});
     absorb::tlb_reach(r, {half, quarter});
     const json& l = (*r.tlb->levels)[0];
     CHECK(l["reach_at_most_bytes"] == span / 4);
@@ -568,15 +572,23 @@ TEST_CASE("topology absorb: strides below the span show a reach below it where t
     const json& l = (*r.tlb->levels)[0];
     CHECK(l["reach_at_most_bytes"] == span);
     CHECK(l["entries_at_least"] == 4700);
-    CHECK(l["reach_note"].get<std::string>().find("no tighter reach") != std::string::npos);
+    CHECK(l["reach_strides_note"].get<std::string>().find("no tighter reach") != std::string::npos);
     TopologyResult late = result();
     absorb::tlb_reach(late, {reach(late, 1, {{"clean_slots", 8442}, {"first_miss_slots", 9600}})});
     CHECK((*late.tlb->levels)[0]["reach_at_most_bytes"] == span);
-    CHECK((*late.tlb->levels)[0]["reach_note"].get<std::string>().find("more than the 4700") != std::string::npos);
+    CHECK((*late.tlb->levels)[0]["reach_strides_note"].get<std::string>().find("more than the 4700") != std::string::npos);
     // A first miss that a later point contradicts shows nothing either.
     TopologyResult noise = result();
-    absorb::tlb_reach(noise, {reach(noise, 1, {{"clean_slots", 7373}, {"first_miss_slots", 8192}, {"first_miss_unconfirmed", "x"}})});
+    absorb::tlb_reach(noise, {reach(noise, 1, {{"clean_slots", 4700}, {"first_miss_slots", 8192}, {"first_miss_unconfirmed", "x"}})});
     CHECK((*noise.tlb->levels)[0]["reach_at_most_bytes"] == span);
+    // Nor one at the series' last point that no access counted as a miss shows.
+    TopologyResult uncounted = result();
+    absorb::tlb_reach(uncounted, {reach(uncounted, 1, {{"clean_slots", 8192},
+                                                       {"first_miss_slots", 8442},
+                                                       {"misses_per_pass", {{8192, 0.0}, {8442, 0.0}}}})});
+    CHECK((*uncounted.tlb->levels)[0]["reach_at_most_bytes"] == span);
+    CHECK((*uncounted.tlb->levels)[0]["reach_strides_note"].get<std::string>().find("no access counted") !=
+          std::string::npos);
   }
   {
     // A level read as one set (no bound past its ways) is not swept.

@@ -92,7 +92,7 @@ TEST_CASE("topology TLB: a level whose set index takes the reach's bit as it is:
   const auto at_least = l["entries_at_least"].get<std::uint64_t>();
   CHECK(at_least <= t.lines());
   CHECK(at_least >= t.lines() - t.lines() / 64);
-  CHECK(l["reach_note"].get<std::string>().find("an entry reaches 4 MiB at most") != std::string::npos);
+  CHECK(l["reach_strides_note"].get<std::string>().find("an entry reaches 4 MiB at most") != std::string::npos);
   // The coverage holds the truth; the sets are not claimed, nor a policy the misses do not show.
   CHECK(l["coverage_range_bytes"][0].get<std::uint64_t>() <= t.capacity_bytes());
   CHECK(l["coverage_range_bytes"][1].get<std::uint64_t>() >= t.capacity_bytes());
