@@ -805,9 +805,9 @@ void tlb_spread(TopologyResult& r, const Findings& fs) {
 }
 
 // The reading of tlb_sweeps.hpp (reach_ranges), stride by stride, half the span first: a
-// confirmed first miss at n slots, where an entry of twice the stride would need at most
-// (n - 1) / 2 + 2 contiguous entries and the level holds at least E, shows a reach of the
-// stride at most when those are no more than E; every slot is then an entry of its own, so
+// confirmed first miss at n slots, where entries of twice the stride would need at most
+// (n - 1) x stride / (twice the stride) + 2 contiguous ones and the level holds at least E,
+// shows a reach of the stride at most when those are no more than E; every slot is then an entry of its own, so
 // the slots that fit there (clean, or n - misses per pass) bound the entries, and the next
 // stride is read against them. A stride whose slots all fit, or whose first miss needs more
 // entries than the bound, ends the reading (its note says which).
@@ -870,8 +870,8 @@ void tlb_reach(TopologyResult& r, const Findings& fs) {
         }
       note += (note.empty() ? "" : "; ") +
               ("slots " + at + " miss from " + std::to_string(m) + ", where entries of twice the stride would need " +
-               std::to_string(needed) + " (at most " + std::to_string(entries) +
-               " held): an entry reaches " + format_bytes(s.unit) + " at most, and " + std::to_string(held) +
+               std::to_string(needed) + " and the level holds at least " + std::to_string(entries) +
+               ": an entry reaches " + format_bytes(s.unit) + " at most, and " + std::to_string(held) +
                " slots fit, an entry each");
       entries = std::max(entries, held);
       L["reach_at_most_bytes"] = s.unit;
