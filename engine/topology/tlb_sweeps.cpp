@@ -266,19 +266,38 @@ std::vector<SpreadRange> spread_ranges(const TopologyResult& r) {
   return out;
 }
 
-std::vector<SpecOverride> spread_sweep(const std::vector<SpreadRange>& ranges) {
+namespace {
+
+// One series of tlb_spread: its stride, slot counts and the level's penalty.
+struct SpreadSeries {
+  std::uint64_t stride = 0;
+  const std::vector<std::uint64_t>* slots = nullptr;
+  double penalty = 0;
+};
+
+// {zip: [{array.size, array.stride, iterations}]} of the series, and tlb_spread with each
+// stride's penalty.
+std::vector<SpecOverride> spread_series_sweep(const std::vector<SpreadSeries>& series) {
   std::vector<std::uint64_t> sizes, strides, iterations;
   std::string penalties;
-  for (const auto& g : ranges) {
-    for (const auto n : g.slots) {
-      sizes.push_back(n * g.stride);
-      strides.push_back(g.stride);
+  for (const auto& s : series) {
+    for (const auto n : *s.slots) {
+      sizes.push_back(n * s.stride);
+      strides.push_back(s.stride);
       iterations.push_back(iterations_for(n));
     }
-    append_penalty(penalties, g.stride, g.penalty);
+    append_penalty(penalties, s.stride, s.penalty);
   }
   return {{"sweep", zip(sizes, strides, iterations)},
           {"analyzers", "[{tlb_spread: {penalties: '" + penalties + "'}}]"}};
+}
+
+}  // namespace
+
+std::vector<SpecOverride> spread_sweep(const std::vector<SpreadRange>& ranges) {
+  std::vector<SpreadSeries> series;
+  for (const auto& g : ranges) series.push_back({g.stride, &g.slots, g.penalty});
+  return spread_series_sweep(series);
 }
 
 const SpreadRange* spread_range_of(const std::vector<SpreadRange>& ranges, std::uint64_t stride) {
@@ -350,19 +369,10 @@ std::vector<ReachRange> reach_ranges(const TopologyResult& r) {
 }
 
 std::vector<SpecOverride> reach_sweep(const std::vector<ReachRange>& ranges) {
-  std::vector<std::uint64_t> sizes, strides, iterations;
-  std::string penalties;
+  std::vector<SpreadSeries> series;
   for (const auto& g : ranges)
-    for (const auto& s : g.series) {
-      for (const auto n : s.slots) {
-        sizes.push_back(n * s.stride);
-        strides.push_back(s.stride);
-        iterations.push_back(iterations_for(n));
-      }
-      append_penalty(penalties, s.stride, g.penalty);
-    }
-  return {{"sweep", zip(sizes, strides, iterations)},
-          {"analyzers", "[{tlb_spread: {penalties: '" + penalties + "'}}]"}};
+    for (const auto& s : g.series) series.push_back({s.stride, &s.slots, g.penalty});
+  return spread_series_sweep(series);
 }
 
 std::vector<SpecOverride> stage_sweep(const std::vector<Range>& ranges, const Limits& limits) {

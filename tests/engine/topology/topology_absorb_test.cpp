@@ -535,6 +535,14 @@ TEST_CASE("topology absorb: strides below the span show a reach below it where t
     CHECK(ranges[0].series[0].slots == std::vector<std::uint64_t>{4700, 8192, 8442, 8688});
     CHECK(ranges[0].series[1].stride == (16ull << 20) + tlb_sweeps::kSlotPad);
     CHECK(ranges[0].series[1].slots == std::vector<std::uint64_t>{4700, 12294});
+    // The spec keys: both series in one sweep, the largest array first, and each stride's
+    // penalty for tlb_spread.
+    const auto o = tlb_sweeps::reach_sweep(ranges);
+    REQUIRE(o.size() == 2);
+    CHECK(o[0].value.find("array.size: [" + std::to_string(8688 * ranges[0].series[0].stride) + " B") !=
+          std::string::npos);
+    CHECK(o[1].value.find(std::to_string(ranges[0].series[0].stride) + ":764") != std::string::npos);
+    CHECK(o[1].value.find(std::to_string(ranges[0].series[1].stride) + ":764") != std::string::npos);
   }
   {
     // Out of slots at 8442 at half the span: entries of the span would need 4222 of the
