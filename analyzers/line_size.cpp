@@ -55,10 +55,14 @@ K mode_of(const std::vector<K>& v, std::size_t* count = nullptr) {
   return best;
 }
 
-class LineSizeAnalyzer final : public Analyzer {
-  mutable std::vector<bool> ignore_;  // levels left out for the series in hand
-  mutable bool runs_unclear_ = false;
+// What one call reads of the series in hand: local to the call, since one analyzer object
+// serves every bundle (analyses of several bundles run at once).
+struct SeriesReading {
+  std::vector<bool> ignore;   // levels left out
+  bool runs_unclear = false;
+};
 
+class LineSizeAnalyzer final : public Analyzer {
  public:
   std::string name() const override { return "line_size"; }
   std::string purpose() const override {
@@ -99,13 +103,14 @@ class LineSizeAnalyzer final : public Analyzer {
                        [](const PointTrace* a, const PointTrace* b) { return a->size_bytes() < b->size_bytes(); });
       std::vector<std::vector<double>> per_point;
       for (const auto* p : by_size) per_point.push_back(stats::latencies(p->measured_samples(), 20000));
-      ignore_ = stats::static_levels(model, hit, per_point);
-      if (by_size.front()->size_bytes() == by_size.back()->size_bytes()) ignore_.assign(model.levels.size(), false);
+      SeriesReading reading;
+      reading.ignore = stats::static_levels(model, hit, per_point);
+      if (by_size.front()->size_bytes() == by_size.back()->size_bytes()) reading.ignore.assign(model.levels.size(), false);
       std::vector<MissMap> maps;
       for (const auto* p : pts) {
         MissMap mm;
         mm.point = p;
-        mm.grid = stats::make_grid(stats::main_chase(*p), model, hit, true, 1.25, &ignore_);
+        mm.grid = stats::make_grid(stats::main_chase(*p), model, hit, true, 1.25, &reading.ignore);
         mm.positions = mm.grid.period;
         mm.misses = mm.grid.count(1);
         mm.known = mm.grid.known();
@@ -117,7 +122,7 @@ class LineSizeAnalyzer final : public Analyzer {
           maps.push_back(std::move(mm));
       }
       if (maps.empty()) continue;
-      return {conclude(traces, stride, maps, model, hit, by_stride)};
+      return {conclude(traces, stride, maps, model, hit, by_stride, reading)};
     }
     return {stats::undetermined(name(), "B",
                                 "no point misses beyond noise: line_size needs a small-stride chase with N above the "
@@ -126,7 +131,8 @@ class LineSizeAnalyzer final : public Analyzer {
 
  private:
   Finding conclude(const TraceSet&, std::uint64_t stride, std::vector<MissMap>& maps, const stats::LevelModel& model,
-                   int hit, const std::map<std::uint64_t, std::vector<const PointTrace*>>& by_stride) const {
+                   int hit, const std::map<std::uint64_t, std::vector<const PointTrace*>>& by_stride,
+                   SeriesReading& reading) const {
     Finding f;
     f.analyzer = name();
     f.unit = "B";
@@ -174,7 +180,7 @@ class LineSizeAnalyzer final : public Analyzer {
       if (!sparse || per_pass < sparse_rate) sparse = &m, sparse_rate = per_pass;
     }
     std::uint64_t group = 1;
-    runs_unclear_ = false;
+    reading.runs_unclear = false;
     if (sparse) {
       std::map<std::uint64_t, std::uint64_t> weight;  // run length -> misses in such runs
       std::size_t runs = 0;
@@ -202,7 +208,7 @@ class LineSizeAnalyzer final : public Analyzer {
         ev["sparse_point"]["note"] = "misses come in runs of " + std::to_string(group) +
                                      " units: whole stretches evicted, no line structure to read";
         group = 1;
-        runs_unclear_ = true;
+        reading.runs_unclear = true;
       }
     }
     // Is the modal spacing the fetch unit? Where a point overflows a single
@@ -255,7 +261,7 @@ class LineSizeAnalyzer final : public Analyzer {
         for (const auto* p : pts) {
           const std::uint64_t n = p->size_bytes();
           if (!(n > c_hi && n <= group * c_lo)) continue;
-          const auto g = stats::make_grid(stats::main_chase(*p), model, hit, true, 1.25, &ignore_);
+          const auto g = stats::make_grid(stats::main_chase(*p), model, hit, true, 1.25, &reading.ignore);
           const auto pos = g.positions();
           const auto miss = stats::missing_positions(pos, 0.01);
           decisive.push_back({{"point_id", p->point_id}, {"stride_bytes", s}, {"size_bytes", n},
@@ -285,7 +291,7 @@ class LineSizeAnalyzer final : public Analyzer {
               format_bytes(unit) + " lines of " + format_bytes(fetch) + " sectors; a chase with stride " +
               format_bytes(unit) + " and C < N <= " + std::to_string(group) + " x C decides";
       }
-    } else if (!sparse || runs_unclear_) {
+    } else if (!sparse || reading.runs_unclear) {
       fetch_bytes = nullptr;
       conf *= 0.6;
       f.details["fetch_note"] = sparse ? "the partial point's misses show no run structure: the line may be a "
