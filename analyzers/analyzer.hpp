@@ -38,8 +38,8 @@ class Analyzer {
   [[nodiscard]] virtual std::string name() const = 0;
   [[nodiscard]] virtual std::string purpose() const = 0;  // one line
   [[nodiscard]] virtual std::vector<AnalyzerParam> params() const { return {}; }
-  // Called from several threads at once (one object serves every bundle, and a bundle's
-  // analyzers run side by side): keep no state between calls.
+  // Called from several threads at once (one object serves every bundle, and the analyses
+  // of several bundles run side by side): keep no state between calls.
   [[nodiscard]] virtual std::vector<Finding> analyze(const TraceSet& traces, const AnalyzerParams& params) const = 0;
 };
 

@@ -3,7 +3,6 @@
 #include <cmath>
 
 #include "analyzers/registry.hpp"
-#include "engine/core/worker_pool.hpp"
 #include "engine/spec/units.hpp"
 
 namespace dissect {
@@ -14,44 +13,37 @@ std::vector<AnalysisRequest> requests_from(const std::vector<AnalyzerRequest>& s
   return out;
 }
 
-namespace {
-
-// One request's findings; a missing analyzer or one that throws is a finding that says so.
-std::vector<Finding> run_analyzer(const TraceSet& traces, const AnalysisRequest& req) {
-  auto failed = [&](const std::string& why) {
-    Finding f;
-    f.analyzer = req.analyzer;
-    f.value = nullptr;
-    f.details["reason"] = why;
-    f.summary = why;
-    return std::vector<Finding>{f};
-  };
-  const Analyzer* a = find_analyzer(req.analyzer);
-  if (a == nullptr) return failed("no analyzer named '" + req.analyzer + "'");
-  // Defaults first, then what the request sets.
-  nlohmann::json params = nlohmann::json::object();
-  for (const auto& p : a->params()) params[p.name] = p.default_value;
-  for (auto it = req.params.begin(); it != req.params.end(); ++it) params[it.key()] = it.value();
-  try {
-    auto found = a->analyze(traces, AnalyzerParams(params));
-    for (auto& f : found) f.details["params"] = params;
-    return found;
-  } catch (const std::exception& e) {
-    return failed(std::string("analyzer failed: ") + e.what());
-  }
-}
-
-}  // namespace
-
 std::vector<Finding> run_analyzers(const TraceSet& traces, const std::vector<AnalysisRequest>& requests) {
-  // The analyzers of one bundle side by side on the pool (each reads the traces only; one
-  // analyzer object serves every bundle, so none keeps state between calls), their findings
-  // in the order of the requests.
-  std::vector<std::function<std::vector<Finding>()>> tasks;
-  for (const auto& req : requests) tasks.emplace_back([&traces, &req] { return run_analyzer(traces, req); });
   std::vector<Finding> out;
-  for (auto& found : workers::run_all(std::move(tasks)))
-    for (auto& f : found) out.push_back(std::move(f));
+  for (const auto& req : requests) {
+    const Analyzer* a = find_analyzer(req.analyzer);
+    if (a == nullptr) {
+      Finding f;
+      f.analyzer = req.analyzer;
+      f.value = nullptr;
+      f.details["reason"] = "no analyzer named '" + req.analyzer + "'";
+      f.summary = f.details["reason"];
+      out.push_back(f);
+      continue;
+    }
+    // Defaults first, then what the request sets.
+    nlohmann::json params = nlohmann::json::object();
+    for (const auto& p : a->params()) params[p.name] = p.default_value;
+    for (auto it = req.params.begin(); it != req.params.end(); ++it) params[it.key()] = it.value();
+    try {
+      for (auto& f : a->analyze(traces, AnalyzerParams(params))) {
+        f.details["params"] = params;
+        out.push_back(std::move(f));
+      }
+    } catch (const std::exception& e) {
+      Finding f;
+      f.analyzer = req.analyzer;
+      f.value = nullptr;
+      f.details["reason"] = std::string("analyzer failed: ") + e.what();
+      f.summary = f.details["reason"];
+      out.push_back(f);
+    }
+  }
   return out;
 }
 
