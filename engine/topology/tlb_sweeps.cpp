@@ -325,7 +325,6 @@ std::vector<ReachRange> reach_ranges(const TopologyResult& r) {
     if (!b) continue;
     ReachRange g;
     g.level = i;
-    g.span = span;
     g.ways_lo = std::max<std::uint64_t>(1, b->cov_lo / span);
     g.ways_hi = std::max(g.ways_lo, (b->cov_hi + span - 1) / span);
     // The footprint sweep's last clean point at the span, where it is below the bracket (a
@@ -353,7 +352,6 @@ std::vector<ReachRange> reach_ranges(const TopologyResult& r) {
         {first, scaled(w2_hi, 1.5)}};
     for (std::uint32_t h = 1; h <= wanted.size(); ++h) {
       ReachSeries s;
-      s.halvings = h;
       s.unit = span >> h;
       if (s.unit < page || (s.unit << h) != span) break;
       s.stride = s.unit + kSlotPad * (i + 1);

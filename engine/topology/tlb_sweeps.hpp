@@ -116,13 +116,11 @@ const SpreadRange* spread_range_of(const std::vector<SpreadRange>& ranges, std::
 // coverage; strides of at least the page (or the granule the page step measured).
 struct ReachSeries {
   std::uint64_t stride = 0;  // with the pad
-  std::uint64_t unit = 0;    // span / 2^halvings
-  std::uint32_t halvings = 0;
+  std::uint64_t unit = 0;    // half or a quarter of the span
   std::vector<std::uint64_t> slots;  // ascending
 };
 struct ReachRange {
   std::size_t level = 0;
-  std::uint64_t span = 0;
   std::uint64_t ways_lo = 0, ways_hi = 0;  // slots at the span
   std::uint64_t entries_at_least = 0;      // the spread step's bound
   double penalty = 0;

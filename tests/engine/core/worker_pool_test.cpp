@@ -29,6 +29,14 @@ struct EveryWorkerHeld {
       }));
     while (held.load() < workers::size()) std::this_thread::sleep_for(std::chrono::milliseconds(1));
   }
+  // Queues 2 x workers + 1 normal jobs behind the held workers, each noting in `normal_at`
+  // its place in the order jobs start (`started`).
+  std::vector<std::size_t> normal_at;
+  void queue_normal(std::atomic<std::size_t>& started) {
+    normal_at.assign(2 * workers::size() + 1, 0);
+    for (std::size_t i = 0; i < normal_at.size(); ++i)
+      done.push_back(workers::run([this, &started, i] { normal_at[i] = started++; }));
+  }
   // Lets the workers go and waits for every job in `done`.
   void let_go() {
     go = true;
@@ -109,34 +117,29 @@ TEST_CASE("run_all: every task's result in order; a failure is rethrown once eve
 
 TEST_CASE("an urgent job is taken before the normal jobs queued ahead of it") {
   // Every worker held; then normal jobs, then one urgent job; then the workers let go.
-  const std::size_t n = workers::size();
   EveryWorkerHeld pool;
-  std::vector<std::future<void>>& done = pool.done;
   std::atomic<std::size_t> started{0};
-  const std::size_t normal = 2 * n + 1;
-  std::vector<std::size_t> normal_at(normal);
+  pool.queue_normal(started);
+  const std::size_t normal = pool.normal_at.size();
   std::size_t urgent_at = 0;
-  for (std::size_t i = 0; i < normal; ++i) done.push_back(workers::run([&, i] { normal_at[i] = started++; }));
-  done.push_back(workers::run([&] { urgent_at = started++; }, workers::Priority::urgent));
+  pool.done.push_back(workers::run([&] { urgent_at = started++; }, workers::Priority::urgent));
   pool.let_go();
   // Without the priority it would start last; with it, the first free worker takes it.
   CHECK(urgent_at < normal);
-  CHECK(*std::max_element(normal_at.begin(), normal_at.end()) == normal);
+  CHECK(*std::max_element(pool.normal_at.begin(), pool.normal_at.end()) == normal);
 }
 
 TEST_CASE("a soon job goes after urgent ones and before normal ones; the jobs it starts inherit its priority") {
   // Every worker held; then normal jobs, a soon job that starts a job of its own, an urgent
   // job; then the workers let go.
-  const std::size_t n = workers::size();
   EveryWorkerHeld pool;
   std::vector<std::future<void>>& done = pool.done;
   std::atomic<std::size_t> started{0};
-  const std::size_t normal = 2 * n + 1;
-  std::vector<std::size_t> normal_at(normal);
+  pool.queue_normal(started);
+  const std::size_t normal = pool.normal_at.size();
   std::size_t soon_at = 0, urgent_at = 0;
   workers::Priority soon_ran_as = workers::Priority::normal, inherited = workers::Priority::normal;
   std::future<void> nested;
-  for (std::size_t i = 0; i < normal; ++i) done.push_back(workers::run([&, i] { normal_at[i] = started++; }));
   done.push_back(workers::run(
       [&] {
         soon_at = started++;
@@ -151,7 +154,7 @@ TEST_CASE("a soon job goes after urgent ones and before normal ones; the jobs it
   // which free worker gets to its counter first).
   CHECK(urgent_at < normal);
   CHECK(soon_at < normal);
-  CHECK(*std::max_element(normal_at.begin(), normal_at.end()) == normal + 1);
+  CHECK(*std::max_element(pool.normal_at.begin(), pool.normal_at.end()) == normal + 1);
   CHECK(soon_ran_as == workers::Priority::soon);
   CHECK(inherited == workers::Priority::soon);
   CHECK(workers::current_priority() == workers::Priority::normal);  // this thread runs no job
