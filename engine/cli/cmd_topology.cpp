@@ -135,11 +135,13 @@ int cmd_topology(const Args& args, const std::vector<std::string>& full_argv) {
   const bool want_report = vm.count("no-report") == 0;
   report::ReportOptions ro;
   ro.out_dir = (std::filesystem::path(out_dir) / "report").string();
-  TopologyReportPreload preload(out_dir, ro.limits);
-  if (want_report)
+  std::optional<TopologyReportPreload> preload;
+  if (want_report) {
+    preload.emplace(out_dir, ro);
     o.bundle_complete = [&preload](const std::string& bundle, std::shared_ptr<AnalysedBundle> analysed) {
-      preload.start(bundle, std::move(analysed));
+      preload->start(bundle, std::move(analysed));
     };
+  }
   nlohmann::json result;
   try {
     result = run_topology(*device, o, g_topology_stop);
@@ -204,7 +206,7 @@ int cmd_topology(const Args& args, const std::vector<std::string>& full_argv) {
   // what was measured.
   if (want_report) {
     try {
-      const auto rep = write_topology_report(out_dir, ro, &preload);
+      const auto rep = write_topology_report(out_dir, ro, preload ? &*preload : nullptr);
       auto& os = json_out ? std::cerr : std::cout;
       os << "report: " << rep.result.report_md << " (" << rep.result.plots.size() << " plots";
       if (rep.result.gnuplot_found) os << ", " << rep.result.rendered() << " rendered)\n";

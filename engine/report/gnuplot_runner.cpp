@@ -3,22 +3,26 @@
 #include <fcntl.h>
 #include <poll.h>
 #include <signal.h>
+#include <spawn.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
 #include <cerrno>
 #include <cstdlib>
+#include <cstring>
 #include <vector>
 
 namespace dissect::report {
 
 namespace {
 
-// Runs argv in workdir with stdin from /dev/null, capturing stdout+stderr.
+// Runs argv in workdir with stdin from /dev/null, capturing stdout+stderr. Spawned, not
+// forked: a fork copies the page tables of a process that holds a topology's samples and a
+// GPU context, and holds its memory map's lock meanwhile, so the report's gnuplots (one per
+// plot, side by side on the workers) would start one at a time and stall the other threads.
 GnuplotRun run_process(const std::vector<std::string>& argv, const std::string& workdir,
                        std::chrono::milliseconds timeout) {
   GnuplotRun r;
-  // Everything the child needs is prepared before fork (no allocation after it).
   std::vector<char*> args;
   for (const auto& a : argv) args.push_back(const_cast<char*>(a.c_str()));
   args.push_back(nullptr);
@@ -27,21 +31,21 @@ GnuplotRun run_process(const std::vector<std::string>& argv, const std::string& 
     r.output = "pipe failed";
     return r;
   }
-  const pid_t pid = ::fork();
-  if (pid < 0) {
+  posix_spawn_file_actions_t actions;
+  ::posix_spawn_file_actions_init(&actions);
+  // dup2 leaves the copies open across exec (the pipe's own ends are close-on-exec).
+  ::posix_spawn_file_actions_adddup2(&actions, fds[1], 1);
+  ::posix_spawn_file_actions_adddup2(&actions, fds[1], 2);
+  ::posix_spawn_file_actions_addopen(&actions, 0, "/dev/null", O_RDONLY, 0);
+  if (!workdir.empty()) ::posix_spawn_file_actions_addchdir_np(&actions, workdir.c_str());
+  pid_t pid = -1;
+  const int spawned = ::posix_spawn(&pid, args[0], &actions, nullptr, args.data(), environ);
+  ::posix_spawn_file_actions_destroy(&actions);
+  if (spawned != 0) {
     ::close(fds[0]);
     ::close(fds[1]);
-    r.output = "fork failed";
+    r.output = std::string("cannot start ") + argv[0] + ": " + std::strerror(spawned);
     return r;
-  }
-  if (pid == 0) {
-    ::dup2(fds[1], 1);
-    ::dup2(fds[1], 2);
-    const int devnull = ::open("/dev/null", O_RDONLY);
-    if (devnull >= 0) ::dup2(devnull, 0);
-    if (!workdir.empty() && ::chdir(workdir.c_str()) != 0) ::_exit(126);
-    ::execv(args[0], args.data());
-    ::_exit(127);
   }
   ::close(fds[1]);
   const auto deadline = std::chrono::steady_clock::now() + timeout;

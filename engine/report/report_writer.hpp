@@ -16,11 +16,13 @@
 // written and report.md says so. out_dir is created; files of an earlier
 // report there are replaced.
 #include <chrono>
+#include <optional>
 #include <string>
 #include <vector>
 
 #include "engine/findings/finding.hpp"
 #include "engine/report/experiment_data.hpp"
+#include "engine/report/gnuplot_runner.hpp"
 #include "engine/report/markdown_writer.hpp"
 #include "engine/report/plot_selection.hpp"
 
@@ -32,6 +34,9 @@ struct ReportOptions {
   bool render = true;                                    // false: data files and scripts only
   std::chrono::milliseconds timeout{60000};              // per gnuplot script
   ReportLimits limits;                                   // downsampling
+  // find_gnuplot(gnuplot)'s answer where it is known already (a topology probes gnuplot while
+  // it measures); else the report probes it.
+  std::optional<Gnuplot> probed_gnuplot;
 };
 
 struct ReportExtras {
@@ -60,12 +65,32 @@ struct ReportResult {
   [[nodiscard]] std::size_t rendered() const;  // plots with an SVG or PNG
 };
 
+// One experiment's part of a report: its plots' data files, scripts and pictures under
+// out_dir/slug, and its section of report.md. write_report makes one per experiment; a part
+// made ahead (while a topology still measures) is handed to it instead.
+struct ExperimentPart {
+  std::string slug;                   // the directory under out_dir
+  ExperimentSection section;          // section.data: the experiment it was made from
+  std::vector<ReportPlot> plots;
+  std::vector<std::string> warnings;  // plots that failed to render, no plot at all
+};
+
+// What renders the plots under `options`: the gnuplot found (options.probed_gnuplot where
+// given), or why none does.
+Gnuplot report_gnuplot(const ReportOptions& options);
+
+// Writes `data`'s part under options.out_dir/slug (created), rendered with `gp` where found.
+ExperimentPart write_experiment_part(const ExperimentData& data, const Gnuplot& gp, const ReportOptions& options,
+                                     const std::string& slug);
+
 // Loads each bundle (streaming, within options.limits) and writes the report.
 // Throws std::runtime_error naming the bundle when one cannot be read.
 ReportResult write_report(const std::vector<std::string>& bundle_dirs, const ReportOptions& options,
                           const ReportExtras& extras = {});
 // The same for experiments already loaded (load_experiment / experiment_from_bundle).
+// ahead[i], where set, is experiments[i]'s part made already with these options and the
+// report's gnuplot: taken where this report gives the experiment the same directory.
 ReportResult write_report(const std::vector<ExperimentData>& experiments, const ReportOptions& options,
-                          const ReportExtras& extras = {});
+                          const ReportExtras& extras = {}, std::vector<std::optional<ExperimentPart>> ahead = {});
 
 }  // namespace dissect::report

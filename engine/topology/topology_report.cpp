@@ -10,6 +10,7 @@
 #include "engine/core/timeline.hpp"
 #include "engine/core/worker_pool.hpp"
 #include "engine/report/experiment_data.hpp"
+#include "engine/report/report_format.hpp"
 #include "engine/topology/topology_table.hpp"
 
 namespace dissect {
@@ -40,29 +41,97 @@ bool is_topology_dir(const std::string& dir) {
   return fs::is_regular_file(fs::path(dir) / "topology.json", ec);
 }
 
+namespace {
+
+// Parts made at once while a topology measures: enough to keep up with the steps (a part
+// is a gnuplot or a few), few enough to leave the workers to the analyses.
+constexpr std::size_t kPartLanes = 2;
+
+bool same_dir(const std::string& a, const std::string& b) {
+  return fs::path(a).lexically_normal() == fs::path(b).lexically_normal();
+}
+
+}  // namespace
+
+TopologyReportPreload::TopologyReportPreload(std::string topology_dir, report::ReportOptions options)
+    : dir_(std::move(topology_dir)), options_(std::move(options)) {
+  if (options_.render && !options_.probed_gnuplot)
+    probe_ = workers::start<report::Gnuplot>([requested = options_.gnuplot] { return report::find_gnuplot(requested); });
+}
+
+TopologyReportPreload::~TopologyReportPreload() {
+  std::unique_lock lock(lanes_->mutex);
+  for (auto& job : lanes_->waiting) job->cancel();
+  lanes_->waiting.clear();
+  lanes_->idle.wait(lock, [this] { return lanes_->busy == 0; });
+}
+
+report::Gnuplot TopologyReportPreload::gnuplot() {
+  const std::lock_guard lock(gnuplot_mutex_);
+  if (!gnuplot_) gnuplot_ = probe_ ? probe_->get() : report::report_gnuplot(options_);
+  return *gnuplot_;
+}
+
 void TopologyReportPreload::start(const std::string& bundle, std::shared_ptr<AnalysedBundle> analysed) {
   if (jobs_.count(bundle) != 0) return;
   std::string path = (fs::path(dir_) / bundle).string();
+  std::shared_ptr<workers::Job<report::ExperimentData>> data;
   if (analysed) {
     // Converting what is in memory costs a pass over the samples; parsing trace.csv again
     // (hundreds of MB for a TLB step) would cost several. Soon, not behind the analyses
     // queued before it: the step's points are held until it has run.
     analysed->bundle.dir = path;  // as load_experiment names it
-    jobs_[bundle] = workers::start<report::ExperimentData>(
-        [analysed = std::move(analysed), limits = limits_]() mutable {
-          report::ExperimentData data =
-              report::experiment_from_bundle(analysed->bundle, analysed->findings_file, limits);
+    data = workers::start<report::ExperimentData>(
+        [analysed = std::move(analysed), limits = options_.limits]() mutable {
+          report::ExperimentData d = report::experiment_from_bundle(analysed->bundle, analysed->findings_file, limits);
           analysed.reset();  // the points go now, not when the job does
-          return data;
+          return d;
         },
         workers::Priority::soon);
-    return;
+  } else {
+    data = workers::start<report::ExperimentData>(
+        [path = std::move(path), limits = options_.limits] { return report::load_experiment(path, limits); });
   }
-  jobs_[bundle] = workers::start<report::ExperimentData>(
-      [path = std::move(path), limits = limits_] { return report::load_experiment(path, limits); });
+  // The part, once the data is in, in its turn (launch); a failure to write it is left to
+  // the report, which makes the part again and says what went wrong.
+  auto part = std::make_shared<PartJob>([this, data] {
+    Made made{data->get(), std::nullopt};
+    try {
+      made.part = report::write_experiment_part(made.data, gnuplot(), options_, report::file_slug(made.data.name()));
+    } catch (const std::exception&) {
+      made.part.reset();
+    }
+    return made;
+  });
+  jobs_[bundle] = part;
+  launch(lanes_, {part}, false);
 }
 
-std::shared_ptr<workers::Job<report::ExperimentData>> TopologyReportPreload::take(const std::string& bundle) {
+void TopologyReportPreload::launch(const std::shared_ptr<Lanes>& lanes, std::vector<std::shared_ptr<PartJob>> jobs,
+                                   bool lane_freed) {
+  std::vector<std::shared_ptr<PartJob>> now;
+  {
+    const std::lock_guard lock(lanes->mutex);
+    if (lane_freed) --lanes->busy;
+    for (auto& j : jobs) lanes->waiting.push_back(std::move(j));
+    while (!lanes->waiting.empty() && (lanes->hurry || lanes->busy < kPartLanes)) {
+      now.push_back(std::move(lanes->waiting.front()));
+      lanes->waiting.pop_front();
+      ++lanes->busy;
+    }
+    if (lanes->busy == 0) lanes->idle.notify_all();
+  }
+  // Outside the lock: a pool that has no thread left runs the task on one of its own.
+  for (auto& job : now)
+    (void)workers::run(
+        [lanes, job] {
+          job->run();  // nothing where the report took it up first
+          launch(lanes, {}, true);
+        },
+        workers::Priority::normal);
+}
+
+std::shared_ptr<workers::Job<TopologyReportPreload::Made>> TopologyReportPreload::take(const std::string& bundle) {
   const auto it = jobs_.find(bundle);
   if (it == jobs_.end()) return nullptr;
   auto job = std::move(it->second);
@@ -70,33 +139,51 @@ std::shared_ptr<workers::Job<report::ExperimentData>> TopologyReportPreload::tak
   return job;
 }
 
-TopologyReport write_topology_report(const std::string& topology_dir, const report::ReportOptions& options,
+void TopologyReportPreload::hurry() {
+  {
+    const std::lock_guard lock(lanes_->mutex);
+    lanes_->hurry = true;
+  }
+  launch(lanes_, {}, false);
+}
+
+TopologyReport write_topology_report(const std::string& topology_dir, const report::ReportOptions& asked,
                                      TopologyReportPreload* preloaded) {
   const json r = read_topology_json(topology_dir);
   TopologyReport out;
-  // Readings started with other limits or for another directory are not this report's.
-  if (preloaded != nullptr &&
-      (fs::path(preloaded->dir()).lexically_normal() != fs::path(topology_dir).lexically_normal() ||
-       preloaded->limits() != options.limits))
+  report::ReportOptions options = asked;
+  // Readings started with other limits or for another directory are not this report's; the
+  // parts made ahead are where they were made for this report's directory and rendering.
+  if (preloaded != nullptr && (!same_dir(preloaded->dir(), topology_dir) || preloaded->options().limits != options.limits))
     preloaded = nullptr;
+  const report::ReportOptions* made_for = preloaded != nullptr ? &preloaded->options() : nullptr;
+  const bool parts_usable = made_for != nullptr && same_dir(made_for->out_dir, options.out_dir) &&
+                            made_for->render == options.render && made_for->gnuplot == options.gnuplot &&
+                            made_for->timeout == options.timeout && !options.probed_gnuplot;
+  if (parts_usable && options.render) options.probed_gnuplot = preloaded->gnuplot();
+  if (preloaded != nullptr) preloaded->hurry();
 
   // The step bundles are read side by side on the worker pool (those read ahead taken as
   // they are), kept in the steps' order.
-  std::vector<std::pair<std::string, std::shared_ptr<workers::Job<report::ExperimentData>>>> loads;
+  std::vector<std::pair<std::string, std::shared_ptr<workers::Job<TopologyReportPreload::Made>>>> loads;
   for (const auto& e : r.value("experiments", json::array())) {
     if (!e.contains("bundle") || !e["bundle"].is_string()) continue;
     const std::string name = e["bundle"].get<std::string>();
     std::string bundle = (fs::path(topology_dir) / name).string();
     auto job = preloaded != nullptr ? preloaded->take(name) : nullptr;
     if (!job)
-      job = workers::start<report::ExperimentData>(
-          [bundle, limits = options.limits] { return report::load_experiment(bundle, limits); });
+      job = workers::start<TopologyReportPreload::Made>([bundle, limits = options.limits] {
+        return TopologyReportPreload::Made{report::load_experiment(bundle, limits), std::nullopt};
+      });
     loads.emplace_back(std::move(bundle), std::move(job));
   }
   timeline::mark("report: topology.json read, bundles asked for");
   std::vector<report::ExperimentData> experiments;
+  std::vector<std::optional<report::ExperimentPart>> ahead;
   for (auto& [bundle, job] : loads) try {
-      experiments.push_back(job->get());
+      TopologyReportPreload::Made made = job->get();
+      experiments.push_back(std::move(made.data));
+      ahead.push_back(parts_usable ? std::move(made.part) : std::nullopt);
     } catch (const std::exception& ex) {
       out.skipped.push_back(bundle + ": " + ex.what());
     }
@@ -146,7 +233,7 @@ TopologyReport write_topology_report(const std::string& topology_dir, const repo
   for (const auto& s : out.skipped) unread += "\n- not in the report: " + s;
   extras.tables.push_back(as_report_table(topology_experiment_table(r, false), unread));
 
-  out.result = report::write_report(experiments, options, extras);
+  out.result = report::write_report(experiments, options, extras, std::move(ahead));
   return out;
 }
 

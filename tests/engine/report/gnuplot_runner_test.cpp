@@ -64,3 +64,23 @@ TEST_CASE("run_gnuplot reports gnuplot's errors") {
   CHECK(r.status != 0);
   CHECK(r.output.find("frobnicate") != std::string::npos);
 }
+
+TEST_CASE("run_gnuplot captures stdout and stderr, reads nothing from stdin, and says when it cannot start") {
+  TempDir tmp;
+  const std::string fake = tmp.write("echo-gnuplot",
+                                     "#!/bin/sh\n"
+                                     "case \"$1\" in --version) echo 'gnuplot 9.9 fake'; exit 0;; -e) exit 0;; esac\n"
+                                     "echo out-$1; echo err-$1 >&2; cat; exit 4\n");
+  ::chmod(fake.c_str(), 0755);
+  const Gnuplot g = find_gnuplot(fake);
+  REQUIRE(g.found);
+  const GnuplotRun r = run_gnuplot(g, "a.gp", tmp.path(), std::chrono::seconds(30));
+  CHECK_FALSE(r.timed_out);
+  CHECK(r.status == 4);
+  CHECK(r.output.find("out-a.gp") != std::string::npos);
+  CHECK(r.output.find("err-a.gp") != std::string::npos);
+  // A plot directory that is gone: no process, and the reason.
+  const GnuplotRun gone = run_gnuplot(g, "a.gp", tmp.file("no/such/dir"), std::chrono::seconds(30));
+  CHECK(gone.status == -1);
+  CHECK(gone.output.find("cannot start") == 0);
+}

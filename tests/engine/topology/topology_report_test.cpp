@@ -1,6 +1,7 @@
 // The topology report: a simulated topology run written as one report, with
 // the topology tables first and every step's experiment with its plots.
 #include <doctest/doctest.h>
+#include <sys/stat.h>
 
 #include <atomic>
 #include <filesystem>
@@ -80,7 +81,8 @@ TEST_CASE("a topology report from bundles read while the steps measured equals o
   o.only = {"l1_latency", "l1_size", "l1_line", "l2_size", "tlb", "shared_banks"};
   report::ReportOptions ro;
   ro.render = false;  // the data files and scripts; what gnuplot makes of them is not the question
-  TopologyReportPreload preload(out.path(), ro.limits);
+  ro.out_dir = out.file("report_ahead");
+  TopologyReportPreload preload(out.path(), ro);
   std::vector<std::string> completed;
   o.bundle_complete = [&](const std::string& bundle, std::shared_ptr<AnalysedBundle> analysed) {
     // Complete when announced: its findings are written; measured here, so in memory too.
@@ -101,7 +103,16 @@ TEST_CASE("a topology report from bundles read while the steps measured equals o
   CHECK(std::set<std::string>(completed.begin(), completed.end()) == bundles);
   CHECK(completed.size() == bundles.size());  // each once
 
-  ro.out_dir = out.file("report_ahead");
+  // The parts are made while the steps measure (a few at a time): each step's plot
+  // directory is there, or on its way, before the report is asked for.
+  for (const auto& b : bundles) {
+    auto job = preload.take(b);
+    REQUIRE(job != nullptr);
+    TopologyReportPreload::Made made = job->get();
+    REQUIRE(made.part.has_value());
+    CHECK(fs::is_directory(fs::path(ro.out_dir) / made.part->slug));
+    preload.start(b);  // again, from its files, for the report below
+  }
   const TopologyReport ahead = write_topology_report(out.path(), ro, &preload);
   ro.out_dir = out.file("report_after");
   const TopologyReport after = write_topology_report(out.path(), ro);
@@ -118,7 +129,7 @@ TEST_CASE("a topology report from bundles read while the steps measured equals o
     for (std::size_t k = 0; k < ahead.result.plots[i].data.size() && k < after.result.plots[i].data.size(); ++k)
       CHECK(read_file(ahead.result.plots[i].data[k]) == read_file(after.result.plots[i].data[k]));
   // Read-ahead for another directory is not taken.
-  TopologyReportPreload elsewhere(out.file("other"), ro.limits);
+  TopologyReportPreload elsewhere(out.file("other"), ro);
   ro.out_dir = out.file("report_other");
   CHECK(write_topology_report(out.path(), ro, &elsewhere).skipped.empty());
 }
@@ -130,4 +141,39 @@ TEST_CASE("a topology directory without a readable topology.json is an error tha
   ro.out_dir = out.file("report");
   CHECK_THROWS_WITH_AS(write_topology_report(out.path(), ro), doctest::Contains("topology.json: not valid JSON"),
                        std::runtime_error);
+}
+
+TEST_CASE("a part made ahead for another report directory is not taken: the report makes its own") {
+  TempDir out;
+  auto device = open_device("sim:fermi-gtx560ti");
+  TopologyOptions o;
+  o.out_dir = out.path();
+  o.fast = true;
+  o.only = {"l1_latency", "l1_size"};
+  report::ReportOptions ro;
+  // A stand-in gnuplot that says what it is and draws nothing: what the report writes of it
+  // shows which probe's answer it used.
+  const std::string fake = out.write("fake-gnuplot",
+                                     "#!/bin/sh\n"
+                                     "case \"$1\" in --version) echo 'gnuplot 9.9 fake'; exit 0;; -e) exit 0;; esac\n"
+                                     "exit 5\n");
+  ::chmod(fake.c_str(), 0755);
+  ro.gnuplot = fake;
+  ro.out_dir = out.file("report_first");
+  TopologyReportPreload preload(out.path(), ro);
+  CHECK(preload.gnuplot().version == "gnuplot 9.9 fake");
+  o.bundle_complete = [&](const std::string& bundle, std::shared_ptr<AnalysedBundle> analysed) {
+    preload.start(bundle, std::move(analysed));
+  };
+  std::atomic<bool> stop{false};
+  REQUIRE(run_topology(*device, o, stop)["status"] == "complete");
+  ro.out_dir = out.file("report_second");
+  const TopologyReport rep = write_topology_report(out.path(), ro, &preload);
+  CHECK(rep.skipped.empty());
+  REQUIRE_FALSE(rep.result.plots.empty());
+  for (const auto& p : rep.result.plots) {
+    CHECK_MESSAGE(p.dir.find("report_second") != std::string::npos, p.dir);
+    CHECK(p.error.find("status 5") != std::string::npos);  // rendered (and failed) here, by the fake
+  }
+  CHECK(rep.result.gnuplot_message.find("9.9") != std::string::npos);
 }
