@@ -176,8 +176,12 @@ std::vector<dissect_array_ref> place_arrays(const CudaDriver& drv, std::span<con
       for (std::uint32_t c = 0; c < copies; ++c)
         fills.add(p + c * copy_stride, img.size_bytes / elem, img.fill_stride, static_cast<std::uint32_t>(elem));
     } else if (img.dense) {
-      for (std::uint32_t c = 0; c < copies; ++c)
-        DISSECT_CU(drv, cuMemcpyHtoD(p + c * copy_stride, img.bytes.data(), img.bytes.size()));
+      // One upload from the host; the other copies from the first on the device, in stream
+      // order after it (a copy per SM of a large array: one pageable upload each would cost
+      // milliseconds a point).
+      DISSECT_CU(drv, cuMemcpyHtoD(p, img.bytes.data(), img.bytes.size()));
+      for (std::uint32_t c = 1; c < copies; ++c)
+        DISSECT_CU(drv, cuMemcpyDtoD(p + c * copy_stride, p, img.bytes.size()));
     } else {
       // Sparse: upload (offset, value) pairs, scatter them on the device (into each copy).
       // One copy of both halves. The uploads, the scatters and the measurement all go to the
