@@ -39,7 +39,9 @@ class Analyzer {
   [[nodiscard]] virtual std::string purpose() const = 0;  // one line
   [[nodiscard]] virtual std::vector<AnalyzerParam> params() const { return {}; }
   // Called from several threads at once (one object serves every bundle, and the analyses
-  // of several bundles run side by side): keep no state between calls.
+  // of several bundles run side by side): keep no state between calls. What several
+  // analyzers derive alike from the same points goes into traces.derived instead (made once
+  // per bundle: engine/trace/derived_cache.hpp; stats::shared_stage_grids).
   [[nodiscard]] virtual std::vector<Finding> analyze(const TraceSet& traces, const AnalyzerParams& params) const = 0;
 };
 

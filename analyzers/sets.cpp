@@ -38,7 +38,7 @@ class SetsAnalyzer final : public Analyzer {
     std::vector<Finding> ok, failed;
     for (const auto& g : groups) {
       if (g.points.size() < 3) continue;
-      Finding f = analyze_group(g, params, noise);
+      Finding f = analyze_group(traces, g, params, noise);
       (f.value.is_null() ? failed : ok).push_back(std::move(f));
     }
     if (!ok.empty()) return ok;
@@ -48,9 +48,11 @@ class SetsAnalyzer final : public Analyzer {
   }
 
  private:
-  Finding analyze_group(const stats::SweepGroup& g, const AnalyzerParams& params, double noise) const {
+  Finding analyze_group(const TraceSet& traces, const stats::SweepGroup& g, const AnalyzerParams& params,
+                        double noise) const {
     const std::uint64_t stride = g.points.front()->stride_bytes();
-    const stats::StageGrids sg = stats::stage_grids(g, noise);
+    const auto shared = stats::shared_stage_grids(traces, g, noise);
+    const stats::StageGrids& sg = *shared;
     const stats::LevelModel& model = sg.model;
     const int hit = sg.hit;
     const double eps = sg.noise;

@@ -93,7 +93,7 @@ class StageProfileAnalyzer final : public Analyzer {
     std::vector<Finding> ok, failed;
     for (const auto& g : groups) {
       if (g.points.size() < 3) continue;
-      Finding f = analyze_group(g, params);
+      Finding f = analyze_group(traces, g, params);
       (f.value.is_null() ? failed : ok).push_back(std::move(f));
     }
     // Every series: several strides (the conflict step) each say how many lines fit.
@@ -104,10 +104,11 @@ class StageProfileAnalyzer final : public Analyzer {
   }
 
  private:
-  Finding analyze_group(const stats::SweepGroup& g, const AnalyzerParams& params) const {
+  Finding analyze_group(const TraceSet& traces, const stats::SweepGroup& g, const AnalyzerParams& params) const {
     const double alpha = params.number("alpha", 1e-3);
     const std::uint64_t stride = g.points.front()->stride_bytes();
-    const stats::StageGrids sg = stats::stage_grids(g, params.number("noise", 1e-4));
+    const auto shared = stats::shared_stage_grids(traces, g, params.number("noise", 1e-4));
+    const stats::StageGrids& sg = *shared;
     const auto repeated =
         std::count_if(sg.grids.begin(), sg.grids.end(), [](const auto& x) { return complete_passes(x) >= 2; });
     if (repeated < 3)

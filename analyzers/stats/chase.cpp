@@ -25,7 +25,18 @@ std::size_t infer_period(const std::vector<const Sample*>& s) {
 
 std::vector<Chase> chases_of(const PointTrace& point) {
   std::map<std::pair<std::uint32_t, std::uint32_t>, std::vector<const Sample*>> by_thread;
-  for (const Sample* s : point.measured_samples()) by_thread[{s->thread, s->phase}].push_back(s);
+  std::vector<const Sample*> measured = point.measured_samples();
+  // Most points are one thread's chase in one phase: no sample needs a lookup then.
+  const bool one_chase =
+      !measured.empty() && std::all_of(measured.begin(), measured.end(), [&](const Sample* s) {
+        return s->thread == measured.front()->thread && s->phase == measured.front()->phase;
+      });
+  if (one_chase) {
+    const std::pair<std::uint32_t, std::uint32_t> key{measured.front()->thread, measured.front()->phase};
+    by_thread.emplace(key, std::move(measured));
+  } else {
+    for (const Sample* s : measured) by_thread[{s->thread, s->phase}].push_back(s);
+  }
   std::vector<Chase> out;
   for (auto& [key, samples] : by_thread) {
     // Usually stored in measurement order already: then the sort would change nothing.

@@ -3,6 +3,7 @@
 // chase labelled against one latency model pooled over the series, and the
 // misclassification rate its smallest N (at or below C) shows. The sets and
 // stage_profile analyzers read the same series this way.
+#include <memory>
 #include <vector>
 
 #include "analyzers/stats/chase.hpp"
@@ -19,6 +20,9 @@ struct StageGrids {
 };
 
 StageGrids stage_grids(const SweepGroup& group, double noise_floor);
+// The same, made once per group of `traces` and noise floor for every analyzer of the bundle
+// that asks (sets and stage_profile read the same series: traces.derived keeps it).
+std::shared_ptr<const StageGrids> shared_stage_grids(const TraceSet& traces, const SweepGroup& group, double noise_floor);
 
 // The lines (offset / stride) of a grid that miss beyond `noise`, ascending.
 std::vector<std::uint64_t> missing_lines(const PassGrid& grid, double noise, std::uint64_t stride);

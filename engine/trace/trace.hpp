@@ -10,6 +10,8 @@
 #include <string>
 #include <vector>
 
+#include "engine/trace/derived_cache.hpp"
+
 namespace dissect {
 
 struct Sample {
@@ -60,6 +62,9 @@ struct TraceSet {
   std::string source;  // bundle directory or CSV file
   std::vector<PointTrace> points;
   double sm_clock_khz = kUnknown;  // device-wide, when known
+  // What analyzers derive alike from these points (engine/trace/derived_cache.hpp): a copy
+  // starts with none. The points are not changed once analysed.
+  DerivedCacheSlot derived;
 };
 
 // Latency statistics of a set of values (used by points.csv and the summary analyzer).

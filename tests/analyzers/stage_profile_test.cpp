@@ -86,3 +86,15 @@ TEST_CASE("stage_profile: a sweep that starts past C or ends below it says so") 
   CHECK(one_pass.value.is_null());
   CHECK(test::reason(one_pass).find("two passes") != std::string::npos);
 }
+
+TEST_CASE("sets and stage_profile of one bundle read its pass grids once: the findings of each alone") {
+  const auto cfg = RefCacheConfig::uniform(16384, 128, 4);
+  const TraceSet t = stages(cfg, -2, 24);
+  const auto together = run_analyzers(t, {{"sets", nlohmann::json::object()}, {"stage_profile", nlohmann::json::object()}});
+  CHECK(t.derived->size() == 1);  // one series, its grids made by the first and taken by the second
+  const TraceSet fresh_a = t, fresh_b = t;  // copies: nothing derived
+  std::vector<Finding> alone = test::analyze_all(fresh_a, "sets");
+  for (auto& f : test::analyze_all(fresh_b, "stage_profile")) alone.push_back(std::move(f));
+  REQUIRE(together.size() == alone.size());
+  for (std::size_t i = 0; i < alone.size(); ++i) CHECK(together[i].to_json() == alone[i].to_json());
+}
