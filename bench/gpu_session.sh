@@ -7,11 +7,12 @@
 #   bench/gpu_session.sh [-n N | --runs N] [--device D] [--cold] [PART...]
 # PART: tests | topology | bench | probes | library | time | timeline | summary, or all (the
 # default: tests topology bench summary; probes, library, time and timeline only when named).
-# time: bench/topology_time.sh -n N (cold, warm and --fast rounds, each a fresh process), and
-# with BASELINE_BIN one round of that binary first on the same machine (its specs and templates
-# from BASELINE_ROOT, a checkout of its commit), then `dissect compare`
-# of the two binaries' warm runs (figures equal within a search step, or flagged). timeline:
-# one warm topology with DISSECT_CUDA_TIMING=2 (every run's host timeline). -n: topology runs (default 3; the first runs with an empty
+# time: bench/topology_time.sh -n N (cold, warm and --fast rounds, each a fresh process); with
+# BASELINE_BIN, N rounds of each binary interleaved instead (bench/topology_ab.sh; the
+# baseline's specs and templates from BASELINE_ROOT, a checkout of its commit), then `dissect
+# compare` of the baseline's first warm run and this build's (figures equal within a search
+# step, or flagged). timeline: one warm topology and one --fast with DISSECT_CUDA_TIMING=2
+# (every run's host timeline). -n: topology runs (default 3; the first runs with an empty
 # compile cache, the others warm). --cold: every topology run compiles afresh (--no-cache).
 #
 # Binary: bench/find_dissect.sh (DISSECT_BIN, else .carry/dissect, build-gpu/dissect,
@@ -26,8 +27,8 @@
 # `library`; default mei meltzer mt4g coalescing), SPEC_TIMEOUT (seconds per library spec, default 120), DISSECT_CUDA_TIMING=1|2 (each
 # run's breakdown or host timeline on its stderr), PER_SM_RUNS (bench/gpu_bench.sh).
 #
-# Under $OUT: time.txt, time_baseline.txt, time_compare.txt and time_runs.tgz (every run's
-# topology.json, progress and table); timeline.txt.gz; tests.txt; topology/run<i>/{topology.json,table.txt,stderr.txt},
+# Under $OUT: time.txt, time_baseline.txt, time_ab.txt, time_compare.txt and time_runs.tgz (every
+# run's topology.json, progress and table); timeline.txt.gz, timeline_fast.txt.gz; tests.txt; topology/run<i>/{topology.json,table.txt,stderr.txt},
 # topology/walls.txt, topology/run1_bundles.tgz (run 1's step bundles without traces, report,
 # kernel sources, PTX and SASS); bench.md, bench_table.txt; probes.tgz.part-* (the probes'
 # bundles, traces gzipped, without kernel sources, PTX and SASS, and logs/<name>.txt);
@@ -162,17 +163,20 @@ fi
 if want time; then
   rm -rf "$WORK/time" "$OUT"/time.txt "$OUT"/time_* && mkdir -p "$WORK/time"
   if [ -n "${BASELINE_BIN:-}" ]; then
-    # The baseline reads its own specs and templates (BASELINE_ROOT: a checkout of its commit):
-    # a template's parameter table is compiled into the binary that fills it.
-    DISSECT_BIN=$BASELINE_BIN DISSECT_SPECS=${BASELINE_ROOT:-$ROOT}/specs \
-      DISSECT_TEMPLATES=${BASELINE_ROOT:-$ROOT}/kernels_templates \
-      bash "$ROOT/bench/topology_time.sh" -n 1 -o "$WORK/time/baseline" "$DEVICE" > "$OUT/time_baseline.txt" 2>&1 ||
-      status=1
-  fi
-  DISSECT_BIN=$BIN bash "$ROOT/bench/topology_time.sh" -n "$RUNS" -o "$WORK/time/current" "$DEVICE" \
-    > "$OUT/time.txt" 2>&1 || status=1
-  if [ -n "${BASELINE_BIN:-}" ]; then
-    "$BIN" compare "$WORK/time/baseline/round1-warm" "$WORK/time/current"/round*-warm > "$OUT/time_compare.txt" 2>&1
+    # Interleaved with the baseline (bench/topology_ab.sh: ABBA rounds; a host drifts by a few
+    # tenths of a second from one run to the next, so only interleaved runs compare builds).
+    # The baseline reads its own specs and templates (BASELINE_ROOT: a checkout of its
+    # commit): a template's parameter table is compiled into the binary that fills it.
+    A_ROOT=${BASELINE_ROOT:-$ROOT} bash "$ROOT/bench/topology_ab.sh" -n "$RUNS" -o "$WORK/time/ab" \
+      "$BASELINE_BIN" "$BIN" "$DEVICE" > "$OUT/time_ab.txt" 2>&1 || status=1
+    for r in $(seq 1 "$RUNS"); do
+      cat "$WORK/time/ab/b$r.txt" >> "$OUT/time.txt" 2> /dev/null
+      cat "$WORK/time/ab/a$r.txt" >> "$OUT/time_baseline.txt" 2> /dev/null
+    done
+    "$BIN" compare "$WORK/time/ab/a1/round1-warm" "$WORK/time/ab"/b*/round1-warm > "$OUT/time_compare.txt" 2>&1
+  else
+    DISSECT_BIN=$BIN bash "$ROOT/bench/topology_time.sh" -n "$RUNS" -o "$WORK/time/current" "$DEVICE" \
+      > "$OUT/time.txt" 2>&1 || status=1
   fi
   tar czf "$OUT/time_runs.tgz" -C "$WORK/time" --exclude='cache*' . 2> /dev/null
 fi
@@ -183,8 +187,11 @@ if want timeline; then
   "$BIN" topology --device "$DEVICE" --out "$WORK/timeline/cold" --quiet > /dev/null 2>&1 || status=1
   DISSECT_CUDA_TIMING=2 "$BIN" topology --device "$DEVICE" --out "$WORK/timeline/warm" --quiet \
     > /dev/null 2> "$WORK/timeline/timeline.txt" || status=1
+  DISSECT_CUDA_TIMING=2 "$BIN" topology --device "$DEVICE" --fast --out "$WORK/timeline/fast" --quiet \
+    > /dev/null 2> "$WORK/timeline/timeline_fast.txt" || status=1
   unset XDG_CACHE_HOME
   gzip -c "$WORK/timeline/timeline.txt" > "$OUT/timeline.txt.gz"
+  gzip -c "$WORK/timeline/timeline_fast.txt" > "$OUT/timeline_fast.txt.gz"
 fi
 
 if want summary; then
@@ -199,6 +206,10 @@ if want summary; then
       echo "== bench/topology_time.sh ($f)"
       sed -n '/^run  *process s/,$p' "$OUT/$f.txt"
     done
+    if [ -f "$OUT/time_ab.txt" ]; then
+      echo "== bench/topology_ab.sh: baseline (A) and this build (B), interleaved"
+      sed -n '/^build /,$p' "$OUT/time_ab.txt"
+    fi
     if [ -f "$OUT/time_compare.txt" ]; then
       echo "== dissect compare: baseline warm vs current warm runs (rows not stable over the runs)"
       grep -v 'stable over' "$OUT/time_compare.txt" | head -40

@@ -1,5 +1,6 @@
 #include "engine/topology/topology_report.hpp"
 
+#include <algorithm>
 #include <filesystem>
 #include <fstream>
 #include <memory>
@@ -44,8 +45,10 @@ bool is_topology_dir(const std::string& dir) {
 namespace {
 
 // Parts made at once while a topology measures: enough to keep up with the steps (a part
-// is a gnuplot or a few), few enough to leave the workers to the analyses.
-constexpr std::size_t kPartLanes = 2;
+// is a gnuplot or a few), few enough to leave the workers to the analyses that later steps
+// wait for: none on a pool of fewer than four workers (a part would hold up the analyses
+// queued behind it), where the parts wait for the table.
+std::size_t part_lanes() { return std::min<std::size_t>(2, workers::size() / 4); }
 
 bool same_dir(const std::string& a, const std::string& b) {
   return fs::path(a).lexically_normal() == fs::path(b).lexically_normal();
@@ -114,7 +117,7 @@ void TopologyReportPreload::launch(const std::shared_ptr<Lanes>& lanes, std::vec
     const std::lock_guard lock(lanes->mutex);
     if (lane_freed) --lanes->busy;
     for (auto& j : jobs) lanes->waiting.push_back(std::move(j));
-    while (!lanes->waiting.empty() && (lanes->hurry || lanes->busy < kPartLanes)) {
+    while (!lanes->waiting.empty() && (lanes->hurry || lanes->busy < part_lanes())) {
       now.push_back(std::move(lanes->waiting.front()));
       lanes->waiting.pop_front();
       ++lanes->busy;
