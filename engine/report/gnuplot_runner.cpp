@@ -9,7 +9,7 @@
 
 #include <cerrno>
 #include <cstdlib>
-#include <cstring>
+#include <system_error>
 #include <vector>
 
 namespace dissect::report {
@@ -44,7 +44,7 @@ GnuplotRun run_process(const std::vector<std::string>& argv, const std::string& 
   if (spawned != 0) {
     ::close(fds[0]);
     ::close(fds[1]);
-    r.output = std::string("cannot start ") + argv[0] + ": " + std::strerror(spawned);
+    r.output = std::string("cannot start ") + argv[0] + ": " + std::system_category().message(spawned);
     return r;
   }
   ::close(fds[1]);

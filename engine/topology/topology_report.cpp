@@ -71,7 +71,14 @@ TopologyReportPreload::~TopologyReportPreload() {
 
 report::Gnuplot TopologyReportPreload::gnuplot() {
   const std::lock_guard lock(gnuplot_mutex_);
-  if (!gnuplot_) gnuplot_ = probe_ ? probe_->get() : report::report_gnuplot(options_);
+  if (!gnuplot_) {
+    try {
+      gnuplot_ = probe_ ? probe_->get() : report::report_gnuplot(options_);
+    } catch (const std::exception& e) {  // once: the probe's result can be taken only once
+      gnuplot_ = report::Gnuplot{};
+      gnuplot_->message = std::string("gnuplot could not be looked for: ") + e.what();
+    }
+  }
   return *gnuplot_;
 }
 
