@@ -168,7 +168,8 @@ int cmd_topology(const Args& args, const std::vector<std::string>& full_argv) {
         << "dissect topology: step " << faulted << " faulted the GPU, which runs nothing more in this process; "
         << remaining << (remaining == 1 ? " step remains" : " steps remain")
         << ": continuing in a fresh process (dissect topology --resume " << out_dir << ")\n";
-    lock.reset();  // the fresh process takes the directory's lock
+    preload.reset();  // no report part (nor its gnuplot) still being written into the directory
+    lock.reset();     // the fresh process takes the directory's lock
     const std::string why = reexec_self(argv);
     std::cerr << "dissect topology: cannot continue in a fresh process (" << why << "); continue it with: dissect "
               << "topology --resume " << out_dir << "\n";

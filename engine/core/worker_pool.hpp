@@ -93,11 +93,12 @@ class Job {
     work_ = nullptr;
     return true;
   }
-  // Calls the work off unless it was taken up already (get then throws).
-  void cancel() {
-    if (claimed_.exchange(true)) return;
+  // Calls the work off unless it was taken up already (get then throws); true where it did.
+  bool cancel() {
+    if (claimed_.exchange(true)) return false;
     promise_.set_exception(std::make_exception_ptr(std::runtime_error("cancelled")));
     work_ = nullptr;
+    return true;
   }
   // The result, once there (once: it is moved out): run here if nobody took the work up
   // yet. Rethrows what the work threw.

@@ -4,6 +4,7 @@
 #include <poll.h>
 #include <signal.h>
 #include <spawn.h>
+#include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -31,20 +32,34 @@ GnuplotRun run_process(const std::vector<std::string>& argv, const std::string& 
     r.output = "pipe failed";
     return r;
   }
+  if (!workdir.empty()) {
+    struct stat st {};
+    if (::stat(workdir.c_str(), &st) != 0 || !S_ISDIR(st.st_mode)) {
+      ::close(fds[0]);
+      ::close(fds[1]);
+      r.output = "no directory " + workdir + " to run " + argv[0] + " in";
+      return r;
+    }
+  }
   posix_spawn_file_actions_t actions;
-  ::posix_spawn_file_actions_init(&actions);
-  // dup2 leaves the copies open across exec (the pipe's own ends are close-on-exec).
-  ::posix_spawn_file_actions_adddup2(&actions, fds[1], 1);
-  ::posix_spawn_file_actions_adddup2(&actions, fds[1], 2);
-  ::posix_spawn_file_actions_addopen(&actions, 0, "/dev/null", O_RDONLY, 0);
-  if (!workdir.empty()) ::posix_spawn_file_actions_addchdir_np(&actions, workdir.c_str());
+  int failed = ::posix_spawn_file_actions_init(&actions);
+  if (failed == 0) {
+    // dup2 leaves the copies open across exec (the pipe's own ends are close-on-exec); the
+    // rest of the descriptors (a GPU driver's among them) are closed.
+    const int steps[] = {::posix_spawn_file_actions_adddup2(&actions, fds[1], 1),
+                         ::posix_spawn_file_actions_adddup2(&actions, fds[1], 2),
+                         ::posix_spawn_file_actions_addopen(&actions, 0, "/dev/null", O_RDONLY, 0),
+                         ::posix_spawn_file_actions_addclosefrom_np(&actions, 3),
+                         workdir.empty() ? 0 : ::posix_spawn_file_actions_addchdir_np(&actions, workdir.c_str())};
+    for (const int step : steps) failed = failed != 0 ? failed : step;
+  }
   pid_t pid = -1;
-  const int spawned = ::posix_spawn(&pid, args[0], &actions, nullptr, args.data(), environ);
+  if (failed == 0) failed = ::posix_spawn(&pid, args[0], &actions, nullptr, args.data(), environ);
   ::posix_spawn_file_actions_destroy(&actions);
-  if (spawned != 0) {
+  if (failed != 0) {
     ::close(fds[0]);
     ::close(fds[1]);
-    r.output = std::string("cannot start ") + argv[0] + ": " + std::system_category().message(spawned);
+    r.output = std::string("cannot start ") + argv[0] + ": " + std::system_category().message(failed);
     return r;
   }
   ::close(fds[1]);

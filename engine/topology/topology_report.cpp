@@ -5,6 +5,7 @@
 #include <fstream>
 #include <memory>
 #include <stdexcept>
+#include <system_error>
 #include <utility>
 
 #include "engine/core/directory_lock.hpp"
@@ -63,10 +64,21 @@ TopologyReportPreload::TopologyReportPreload(std::string topology_dir, report::R
 }
 
 TopologyReportPreload::~TopologyReportPreload() {
+  // Untaken parts, queued or handed to the pool but not begun, are called off (a running one
+  // is not); then the lanes are waited for: their parts use this object.
+  for (auto& [bundle, started] : jobs_) {
+    started.part->cancel();
+    started.data->cancel();
+  }
   std::unique_lock lock(lanes_->mutex);
   for (auto& job : lanes_->waiting) job->cancel();
   lanes_->waiting.clear();
   lanes_->idle.wait(lock, [this] { return lanes_->busy == 0; });
+}
+
+bool TopologyReportPreload::claim_slug(const std::string& slug) {
+  const std::lock_guard lock(slugs_mutex_);
+  return slugs_.insert(slug).second;
 }
 
 report::Gnuplot TopologyReportPreload::gnuplot() {
@@ -106,14 +118,16 @@ void TopologyReportPreload::start(const std::string& bundle, std::shared_ptr<Ana
   // the report, which makes the part again and says what went wrong.
   auto part = std::make_shared<PartJob>([this, data] {
     Made made{data->get(), std::nullopt};
+    const std::string slug = report::file_slug(made.data.name());
+    if (!claim_slug(slug)) return made;
     try {
-      made.part = report::write_experiment_part(made.data, gnuplot(), options_, report::file_slug(made.data.name()));
+      made.part = report::write_experiment_part(made.data, gnuplot(), options_, slug);
     } catch (const std::exception&) {
       made.part.reset();
     }
     return made;
   });
-  jobs_[bundle] = part;
+  jobs_[bundle] = Started{data, part};
   launch(lanes_, {part}, false);
 }
 
@@ -132,21 +146,29 @@ void TopologyReportPreload::launch(const std::shared_ptr<Lanes>& lanes, std::vec
     if (lanes->busy == 0) lanes->idle.notify_all();
   }
   // Outside the lock: a pool that has no thread left runs the task on one of its own.
-  for (auto& job : now)
-    (void)workers::run(
-        [lanes, job] {
-          job->run();  // nothing where the report took it up first
-          launch(lanes, {}, true);
-        },
-        workers::Priority::normal);
+  for (auto& job : now) {
+    auto task = [lanes, job] {
+      job->run();  // nothing where the report took it up first
+      launch(lanes, {}, true);
+    };
+    try {
+      (void)workers::run(task, workers::Priority::normal);
+    } catch (const std::system_error&) {
+      task();  // no thread to be had at all: here
+    }
+  }
 }
 
-std::shared_ptr<workers::Job<TopologyReportPreload::Made>> TopologyReportPreload::take(const std::string& bundle) {
+std::shared_ptr<workers::Job<TopologyReportPreload::Made>> TopologyReportPreload::take(const std::string& bundle,
+                                                                                      bool with_part) {
   const auto it = jobs_.find(bundle);
   if (it == jobs_.end()) return nullptr;
-  auto job = std::move(it->second);
+  Started started = std::move(it->second);
   jobs_.erase(it);
-  return job;
+  if (with_part || !started.part->cancel()) return started.part;
+  // The part called off before it began: the data alone (its job's result is still there).
+  return std::make_shared<workers::Job<Made>>(
+      [data = started.data] { return Made{data->get(), std::nullopt}; });
 }
 
 void TopologyReportPreload::hurry() {
@@ -180,7 +202,7 @@ TopologyReport write_topology_report(const std::string& topology_dir, const repo
     if (!e.contains("bundle") || !e["bundle"].is_string()) continue;
     const std::string name = e["bundle"].get<std::string>();
     std::string bundle = (fs::path(topology_dir) / name).string();
-    auto job = preloaded != nullptr ? preloaded->take(name) : nullptr;
+    auto job = preloaded != nullptr ? preloaded->take(name, parts_usable) : nullptr;
     if (!job)
       job = workers::start<TopologyReportPreload::Made>([bundle, limits = options.limits] {
         return TopologyReportPreload::Made{report::load_experiment(bundle, limits), std::nullopt};

@@ -10,6 +10,7 @@
 #include <memory>
 #include <mutex>
 #include <optional>
+#include <set>
 #include <string>
 #include <vector>
 
@@ -41,7 +42,7 @@ class TopologyReportPreload {
   // The report's options (its directory, gnuplot, limits); gnuplot is looked for at once
   // where the report renders (find_gnuplot runs it a few times).
   TopologyReportPreload(std::string topology_dir, report::ReportOptions options);
-  // Parts not begun are called off; those being made are waited for.
+  // Parts and readings not begun are called off; the parts being made are waited for.
   ~TopologyReportPreload();
   TopologyReportPreload(const TopologyReportPreload&) = delete;
   TopologyReportPreload& operator=(const TopologyReportPreload&) = delete;
@@ -58,8 +59,9 @@ class TopologyReportPreload {
   // already is left.
   void start(const std::string& bundle, std::shared_ptr<AnalysedBundle> analysed = nullptr);
   // What was started for that bundle (its get() waits, or does what no worker has begun), or
-  // nullptr where nothing was.
-  [[nodiscard]] std::shared_ptr<workers::Job<Made>> take(const std::string& bundle);
+  // nullptr where nothing was. Without `with_part` its part is called off where it has not
+  // begun (a report to another directory or with other options: the data alone).
+  [[nodiscard]] std::shared_ptr<workers::Job<Made>> take(const std::string& bundle, bool with_part = true);
   // The measurements are over: every part still waiting for its turn goes to the pool now.
   void hurry();
   // What renders the parts (report::report_gnuplot of the options; waits for the probe).
@@ -81,9 +83,19 @@ class TopologyReportPreload {
   // Queues `jobs` (a lane freed by the caller, where lane_freed) and starts what may start.
   static void launch(const std::shared_ptr<Lanes>& lanes, std::vector<std::shared_ptr<PartJob>> jobs, bool lane_freed);
 
+  // Claims a part's directory under the report: false where another part has it (two
+  // bundles of one name, or names file_slug makes alike: the report names the second apart).
+  bool claim_slug(const std::string& slug);
+
+  struct Started {
+    std::shared_ptr<workers::Job<report::ExperimentData>> data;
+    std::shared_ptr<PartJob> part;  // takes the data (a Job's result is taken once)
+  };
   std::string dir_;
   report::ReportOptions options_;
-  std::map<std::string, std::shared_ptr<PartJob>> jobs_;
+  std::map<std::string, Started> jobs_;
+  std::mutex slugs_mutex_;
+  std::set<std::string> slugs_;
   std::shared_ptr<workers::Job<report::Gnuplot>> probe_;
   std::optional<report::Gnuplot> gnuplot_;
   std::mutex gnuplot_mutex_;

@@ -66,8 +66,10 @@ class DerivedCacheSlot {
     return *this;
   }
   // The traces moved from keep a cache of their own, empty, should they be filled again.
-  DerivedCacheSlot(DerivedCacheSlot&& other) : cache_(std::exchange(other.cache_, std::make_unique<DerivedCache>())) {}
-  DerivedCacheSlot& operator=(DerivedCacheSlot&& other) {
+  // noexcept (the one small allocation aside): a container of traces moves them as it grows.
+  DerivedCacheSlot(DerivedCacheSlot&& other) noexcept
+      : cache_(std::exchange(other.cache_, std::make_unique<DerivedCache>())) {}
+  DerivedCacheSlot& operator=(DerivedCacheSlot&& other) noexcept {
     if (this != &other) cache_ = std::exchange(other.cache_, std::make_unique<DerivedCache>());
     return *this;
   }

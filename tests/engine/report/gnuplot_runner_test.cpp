@@ -82,5 +82,11 @@ TEST_CASE("run_gnuplot captures stdout and stderr, reads nothing from stdin, and
   // A plot directory that is gone: no process, and the reason.
   const GnuplotRun gone = run_gnuplot(g, "a.gp", tmp.file("no/such/dir"), std::chrono::seconds(30));
   CHECK(gone.status == -1);
-  CHECK(gone.output.find("cannot start") == 0);
+  CHECK(gone.output.find("no directory") == 0);
+  // A program that cannot be executed: no process, and the reason.
+  Gnuplot broken = g;
+  broken.path = tmp.file("not-there");
+  const GnuplotRun absent = run_gnuplot(broken, "a.gp", tmp.path(), std::chrono::seconds(30));
+  CHECK(absent.status == -1);
+  CHECK(absent.output.find("cannot start") == 0);
 }

@@ -177,3 +177,29 @@ TEST_CASE("a part made ahead for another report directory is not taken: the repo
   }
   CHECK(rep.result.gnuplot_message.find("9.9") != std::string::npos);
 }
+
+TEST_CASE("two bundles of one name get one part made ahead between them; the report names the second apart") {
+  TempDir out;
+  auto device = open_device("sim:fermi-gtx560ti");
+  TopologyOptions o;
+  o.out_dir = out.path();
+  o.fast = true;
+  o.only = {"l1_size"};
+  std::atomic<bool> stop{false};
+  const json r = run_topology(*device, o, stop);
+  REQUIRE(r["status"] == "complete");
+  const std::string bundle = r["experiments"][0]["bundle"].get<std::string>();
+  fs::copy(fs::path(out.path()) / bundle, fs::path(out.path()) / (bundle + "_again"), fs::copy_options::recursive);
+  report::ReportOptions ro;
+  ro.render = false;
+  ro.out_dir = out.file("report");
+  TopologyReportPreload preload(out.path(), ro);
+  preload.start(bundle);
+  preload.start(bundle + "_again");
+  TopologyReportPreload::Made a = preload.take(bundle)->get(), b = preload.take(bundle + "_again")->get();
+  CHECK(a.data.name() == b.data.name());
+  CHECK(a.part.has_value() + b.part.has_value() == 1);  // one directory, one part
+  // Without its part: the data alone.
+  preload.start(bundle + "_third");  // no such bundle: its reading fails, and says so
+  CHECK_THROWS(preload.take(bundle + "_third", false)->get());
+}
