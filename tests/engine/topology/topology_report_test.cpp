@@ -6,6 +6,8 @@
 #include <atomic>
 #include <filesystem>
 #include <set>
+#include <string>
+#include <vector>
 
 #include "engine/device/device.hpp"
 #include "engine/report/gnuplot_runner.hpp"
@@ -19,13 +21,22 @@ using dissect::test::TempDir;
 using json = nlohmann::json;
 namespace fs = std::filesystem;
 
+namespace {
+// A --fast topology into `dir`, of the steps named (every step where none is).
+TopologyOptions fast_topology(const std::string& dir, std::vector<std::string> only = {}) {
+  TopologyOptions o;
+  o.out_dir = dir;
+  o.fast = true;
+  o.only = std::move(only);
+  return o;
+}
+}  // namespace
+
 TEST_CASE("a topology run becomes one report: tables, then each step with its plots") {
   REQUIRE_MESSAGE(report::find_gnuplot().found, "gnuplot is needed (scripts/install-deps.sh installs gnuplot-nox)");
   TempDir out;
   auto device = open_device("sim:fermi-gtx560ti");
-  TopologyOptions o;
-  o.out_dir = out.path();
-  o.fast = true;
+  TopologyOptions o = fast_topology(out.path());
   std::atomic<bool> stop{false};
   const json r = run_topology(*device, o, stop);
   REQUIRE(r["status"] == "complete");
@@ -75,10 +86,7 @@ TEST_CASE("a topology run becomes one report: tables, then each step with its pl
 TEST_CASE("a topology report from bundles read while the steps measured equals one read afterwards") {
   TempDir out;
   auto device = open_device("sim:fermi-gtx560ti");
-  TopologyOptions o;
-  o.out_dir = out.path();
-  o.fast = true;
-  o.only = {"l1_latency", "l1_size", "l1_line", "l2_size", "tlb", "shared_banks"};
+  TopologyOptions o = fast_topology(out.path(), {"l1_latency", "l1_size", "l1_line", "l2_size", "tlb", "shared_banks"});
   report::ReportOptions ro;
   ro.render = false;  // the data files and scripts; what gnuplot makes of them is not the question
   ro.out_dir = out.file("report_ahead");
@@ -146,10 +154,7 @@ TEST_CASE("a topology directory without a readable topology.json is an error tha
 TEST_CASE("a part made ahead for another report directory is not taken: the report makes its own") {
   TempDir out;
   auto device = open_device("sim:fermi-gtx560ti");
-  TopologyOptions o;
-  o.out_dir = out.path();
-  o.fast = true;
-  o.only = {"l1_latency", "l1_size"};
+  TopologyOptions o = fast_topology(out.path(), {"l1_latency", "l1_size"});
   report::ReportOptions ro;
   // A stand-in gnuplot that says what it is and draws nothing: what the report writes of it
   // shows which probe's answer it used.
@@ -181,10 +186,7 @@ TEST_CASE("a part made ahead for another report directory is not taken: the repo
 TEST_CASE("two bundles of one name get one part made ahead between them; the report names the second apart") {
   TempDir out;
   auto device = open_device("sim:fermi-gtx560ti");
-  TopologyOptions o;
-  o.out_dir = out.path();
-  o.fast = true;
-  o.only = {"l1_size"};
+  TopologyOptions o = fast_topology(out.path(), {"l1_size"});
   std::atomic<bool> stop{false};
   const json r = run_topology(*device, o, stop);
   REQUIRE(r["status"] == "complete");
